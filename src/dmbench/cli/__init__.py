@@ -1,0 +1,25 @@
+"""The ``dmbench`` command line: thin commands over the library, one module per stage."""
+
+from __future__ import annotations
+
+import click
+
+from dmbench import __version__
+from dmbench.cli._errors import DmbenchGroup
+
+
+@click.group(cls=DmbenchGroup)
+@click.version_option(__version__, prog_name="dmbench")
+def main() -> None:
+    """Reproduce, extend and validate the dmbench domain-modelling benchmark."""
+
+
+def _register() -> None:
+    from dmbench.cli import commands_sources
+
+    for module in (commands_sources,):
+        for command in module.COMMANDS:
+            main.add_command(command)
+
+
+_register()

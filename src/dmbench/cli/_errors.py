@@ -1,0 +1,15 @@
+"""One place where library errors become one-line CLI messages, never tracebacks."""
+
+from __future__ import annotations
+
+import click
+
+from dmbench.errors import DmbenchError
+
+
+class DmbenchGroup(click.Group):
+    def invoke(self, ctx: click.Context):  # type: ignore[override]
+        try:
+            return super().invoke(ctx)
+        except DmbenchError as exc:
+            raise click.ClickException(str(exc)) from exc

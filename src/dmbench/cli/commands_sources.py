@@ -1,0 +1,3 @@
+"""Commands that import upstream inputs: ``sources fetch``, ``build``."""
+
+COMMANDS: list = []

@@ -1,0 +1,51 @@
+"""Where things are: the package directory, the upstream sources, the NLTK data.
+
+Every default can be overridden by an argument; the environment variables exist for CI and for
+users who keep the sources elsewhere.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+SOURCES_ENV = "DMBENCH_SOURCES"
+CACHE_ENV = "DMBENCH_CACHE"
+
+
+def package_dir(path: str | os.PathLike[str] | None = None) -> Path:
+    """The data package lives in the project checkout (the current directory by default)."""
+    return Path(path) if path is not None else Path.cwd()
+
+
+def shared_dir(root: Path | None = None) -> Path:
+    """``../shared`` beside the checkout, where the mirrored upstream files and golden data sit."""
+    return package_dir(root).resolve().parent / "shared"
+
+
+def fetch_cache_dir() -> Path:
+    """Where ``dmbench sources fetch`` extracts the pinned archives by default."""
+    env = os.environ.get(CACHE_ENV)
+    if env:
+        return Path(env)
+    return Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "dmbench" / "sources"
+
+
+def default_sources_dir(root: Path | None = None) -> Path:
+    """``$DMBENCH_SOURCES``, else ``../shared/upstream`` when present, else the fetch cache."""
+    env = os.environ.get(SOURCES_ENV)
+    if env:
+        return Path(env)
+    mirrored = shared_dir(root) / "upstream"
+    if mirrored.is_dir():
+        return mirrored
+    return fetch_cache_dir()
+
+
+def nltk_data_dirs(root: Path | None = None) -> list[Path]:
+    """NLTK data directories to search, ``../shared/nltk_data`` first when it exists."""
+    dirs = [Path(p) for p in os.environ.get("NLTK_DATA", "").split(os.pathsep) if p]
+    offline = shared_dir(root) / "nltk_data"
+    if offline.is_dir():
+        dirs.append(offline)
+    return dirs
