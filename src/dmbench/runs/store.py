@@ -1,0 +1,192 @@
+"""The run store: one folder per run, ``runs/<run_id>/run.json`` + ``outputs.jsonl``.
+
+``run.json`` says what ran (candidate, model, dataset, settings, provenance); ``outputs.jsonl``
+holds one line per finished record, appended with a single write and fsync as soon as the record
+completes. A run killed at any moment therefore keeps every finished record; a torn last line
+(the only damage a kill can do) is cut off when the run is opened again, and the run resumes
+with the records that have no line yet. The package tables (runs, outputs, scores) are derived
+from this store.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from dmbench import atomic
+from dmbench.candidates.base import CandidateOutput
+from dmbench.errors import PackageError
+
+RUNS_DIR = "runs"
+RUN_FILE = "run.json"
+OUTPUTS_FILE = "outputs.jsonl"
+RUN_ID_PATTERN = re.compile(r"^[a-z_]+__[A-Za-z0-9_.-]+__[a-z0-9_-]+__run[0-9]+(__[0-9a-f]{8})?$")
+
+
+def now_utc() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def model_tag(model: str | None) -> str:
+    """A file-name-safe model name (``glm-5.1:cloud`` -> ``glm-5.1_cloud``); ``no-llm`` for none."""
+    if not model:
+        return "no-llm"
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", model).strip("_")
+
+
+def make_run_id(
+    candidate: str, model: str | None, dataset: str, run_index: int, fingerprint: str | None
+) -> str:
+    """Same command, same id: that is what lets a re-run find and resume its run."""
+    run_id = f"{candidate}__{model_tag(model)}__{dataset}__run{run_index}"
+    return f"{run_id}__{fingerprint[:8]}" if fingerprint else run_id
+
+
+@dataclass(slots=True)
+class RunInfo:
+    run_id: str
+    candidate: str
+    model: str | None
+    dataset: str
+    run_index: int
+    origin: str  # "published" (imported from upstream) or "generated" (made by dmbench)
+    canonical: bool
+    settings: dict[str, Any]
+    provenance: dict[str, Any] = field(default_factory=dict)
+    started_utc: str | None = None
+    finished_utc: str | None = None
+    upstream: dict[str, Any] | None = None
+    totals: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RunInfo:
+        return cls(**data)
+
+
+@dataclass(frozen=True, slots=True)
+class OutputRow:
+    record_id: str
+    generated: str
+    failed: bool
+    error: str | None
+    elapsed_seconds: float
+    raw: str = ""
+    calls: tuple[dict[str, Any], ...] = ()
+
+    @classmethod
+    def from_output(cls, record_id: str, output: CandidateOutput) -> OutputRow:
+        return cls(
+            record_id=record_id,
+            generated=output.generated,
+            failed=output.failed,
+            error=output.error,
+            elapsed_seconds=output.elapsed_seconds,
+            raw=output.raw,
+            calls=tuple(dict(call) for call in output.calls),
+        )
+
+    def to_json_line(self) -> str:
+        data = asdict(self)
+        data["calls"] = list(self.calls)
+        return json.dumps(data, ensure_ascii=False, sort_keys=True) + "\n"
+
+
+class Run:
+    """An open run folder: what it already holds, and a way to add finished records."""
+
+    def __init__(self, path: Path, info: RunInfo) -> None:
+        self.path = path
+        self.info = info
+
+    @property
+    def outputs_path(self) -> Path:
+        return self.path / OUTPUTS_FILE
+
+    def outputs(self) -> list[OutputRow]:
+        return list(read_outputs(self.outputs_path))
+
+    def completed_ids(self) -> set[str]:
+        return {row.record_id for row in self.outputs()}
+
+    def append(self, row: OutputRow) -> None:
+        if row.record_id in self.completed_ids():
+            raise PackageError(f"{self.outputs_path}: record {row.record_id!r} is already stored")
+        data = row.to_json_line().encode("utf-8")
+        fd = os.open(self.outputs_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            os.write(fd, data)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    def save_info(self) -> None:
+        atomic.write_json(self.path / RUN_FILE, self.info.to_dict())
+
+
+def read_outputs(path: Path) -> Iterator[OutputRow]:
+    if not path.exists():
+        return
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            try:
+                data = json.loads(line)
+                data["calls"] = tuple(data.get("calls", ()))
+                yield OutputRow(**data)
+            except (json.JSONDecodeError, TypeError) as exc:
+                raise PackageError(f"{path}, line {number}: not a valid output row ({exc})") from exc
+
+
+def _cut_torn_tail(path: Path) -> None:
+    """A kill during the single append can leave one partial last line: drop it."""
+    if not path.exists():
+        return
+    data = path.read_bytes()
+    if data and not data.endswith(b"\n"):
+        keep = data[: data.rfind(b"\n") + 1]
+        with path.open("r+b") as handle:
+            handle.truncate(len(keep))
+            os.fsync(handle.fileno())
+
+
+def open_run(package_dir: Path, info: RunInfo) -> Run:
+    """Create the run folder, or reopen it to resume when the same run already exists."""
+    path = Path(package_dir) / RUNS_DIR / info.run_id
+    run_file = path / RUN_FILE
+    if run_file.exists():
+        stored = RunInfo.from_dict(json.loads(run_file.read_text(encoding="utf-8")))
+        if stored.settings != info.settings:
+            raise PackageError(
+                f"{run_file}: a run with id {info.run_id!r} exists with other settings"
+            )
+        _cut_torn_tail(path / OUTPUTS_FILE)
+        return Run(path, stored)
+    path.mkdir(parents=True, exist_ok=True)
+    info.started_utc = info.started_utc or now_utc()
+    run = Run(path, info)
+    run.save_info()
+    return run
+
+
+def load_run(path: Path) -> Run:
+    run_file = Path(path) / RUN_FILE
+    try:
+        info = RunInfo.from_dict(json.loads(run_file.read_text(encoding="utf-8")))
+    except (OSError, json.JSONDecodeError, TypeError) as exc:
+        raise PackageError(f"{run_file}: cannot read run ({exc})") from exc
+    return Run(Path(path), info)
+
+
+def list_runs(package_dir: Path) -> list[Run]:
+    root = Path(package_dir) / RUNS_DIR
+    if not root.is_dir():
+        return []
+    return [load_run(p) for p in sorted(root.iterdir()) if (p / RUN_FILE).exists()]
