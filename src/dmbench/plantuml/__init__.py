@@ -1,0 +1,35 @@
+"""PlantUML class diagrams: two readings of one language, an emitter and upstream's validator.
+
+``parse(text, "compat")`` reads text exactly as metrik-4 v1.0.0's strict parser does;
+``parse(text, "standard")`` reads it as PlantUML means it. Both return the same ``Diagram`` model.
+"""
+
+from __future__ import annotations
+
+from dmbench.plantuml._compat import parse_compat
+from dmbench.plantuml._errors import ParseError
+from dmbench.plantuml.model import Attribute, Class, Diagram, Enum, Note, Relationship
+
+READINGS = ("compat", "standard")
+
+
+def parse(text: str, reading: str = "standard") -> Diagram:
+    """Read PlantUML ``text`` into a ``Diagram``; raise ``ParseError`` when it cannot be read."""
+    if reading == "compat":
+        return parse_compat(text)
+    if reading == "standard":
+        raise NotImplementedError("the standard reading lands in the next commit")
+    raise ValueError(f"unknown reading {reading!r}; choose one of {', '.join(READINGS)}")
+
+
+__all__ = [
+    "READINGS",
+    "Attribute",
+    "Class",
+    "Diagram",
+    "Enum",
+    "Note",
+    "ParseError",
+    "Relationship",
+    "parse",
+]
