@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from conftest import read_jsonl
-from dmbench.plantuml import ParseError, parse
+from dmbench.plantuml import ParseError, parse, validate
 from dmbench.plantuml._published import (
     output_rows,
     reference_rows,
@@ -64,3 +64,20 @@ class TestCompatParity:
         rows = read_jsonl(golden_dir / "parsed.jsonl")
         assert sum(not r["strict"]["ok"] for r in rows) == 1
         assert sum(r["strict"]["ok"] and not r["strict"]["isValidParsedModel"] for r in rows) == 28
+
+
+class TestValidatorParity:
+    def test_every_golden_input_validates_as_upstream(self, golden_dir):
+        """All 810 inputs: same verdict, same repaired text, same error list."""
+        rows = read_jsonl(golden_dir / "validator.jsonl")
+        assert len(rows) == 810
+        mismatched = []
+        for row in rows:
+            result = validate(row["input"])
+            if (result.ok, result.repaired, result.errors) != (
+                row["ok"],
+                row["repaired"],
+                row["errors"],
+            ):
+                mismatched.append(row["sources"][0])
+        assert mismatched == []

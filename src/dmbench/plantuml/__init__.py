@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dmbench.plantuml._compat import parse_compat
 from dmbench.plantuml._errors import ParseError
+from dmbench.plantuml._validator import ValidationResult, validate
 from dmbench.plantuml.model import Attribute, Class, Diagram, Enum, Note, Relationship
 
 READINGS = ("compat", "standard")
@@ -31,5 +32,7 @@ __all__ = [
     "Note",
     "ParseError",
     "Relationship",
+    "ValidationResult",
     "parse",
+    "validate",
 ]
