@@ -1,3 +1,99 @@
-"""Commands that import upstream inputs: ``sources fetch``, ``build``."""
+"""Commands that import and check the package: ``sources fetch``, ``build``, ``validate``, ``metadata``."""
 
-COMMANDS: list = []
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import click
+
+from dmbench import paths
+from dmbench.package import build as build_package
+from dmbench.package import validate_package
+from dmbench.package.metadata import write_metadata
+from dmbench.sources import DEFAULT_BASE_URL, fetch
+
+package_option = click.option(
+    "--package",
+    "package_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Package directory (default: the current directory).",
+)
+
+
+@click.group()
+def sources() -> None:
+    """Upstream inputs, pinned by commit and sha256."""
+
+
+@sources.command("fetch")
+@click.option(
+    "--cache",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Where to extract the sources (default: $DMBENCH_CACHE or ~/.cache/dmbench/sources).",
+)
+@click.option(
+    "--base-url",
+    default=DEFAULT_BASE_URL,
+    show_default=True,
+    help="Archive server (a mirror of GitHub's codeload).",
+)
+def sources_fetch(cache: Path | None, base_url: str) -> None:
+    """Download the pinned upstream archives and extract the pinned files, hash-checked."""
+    target = fetch(cache or paths.fetch_cache_dir(), base_url=base_url)
+    click.echo(f"sources ready in {target}")
+
+
+@click.command()
+@click.option(
+    "--sources",
+    "sources_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Directory with the upstream layout (default: $DMBENCH_SOURCES, ../shared/upstream, "
+    "or the fetch cache).",
+)
+@package_option
+def build(sources_dir: Path | None, package_dir: Path | None) -> None:
+    """Build the data package from the pinned sources (all or nothing)."""
+    started = time.perf_counter()
+    package_dir = paths.package_dir(package_dir)
+    result = build_package(package_dir, sources_dir or paths.default_sources_dir(package_dir))
+    click.echo(
+        f"built {result.package_dir / 'datapackage.json'}: {result.records} records, "
+        f"{result.runs_imported} published runs, {result.runs_carried_over} generated runs kept "
+        f"({time.perf_counter() - started:.1f} s)"
+    )
+
+
+@click.command()
+@click.argument("path", type=click.Path(path_type=Path), required=False)
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+def validate(path: Path | None, as_json: bool) -> None:
+    """Validate the package (frictionless plus dmbench's own checks); exit 1 if invalid."""
+    target = paths.package_dir(path)
+    if target.name == "datapackage.json":
+        target = target.parent
+    report = validate_package(target)
+    click.echo(json.dumps(report.to_dict(), indent=2) if as_json else report.render())
+    if not report.valid:
+        raise SystemExit(1)
+
+
+@click.command()
+@click.option(
+    "--root",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("."),
+    help="Where CITATION.cff, codemeta.json and .zenodo.json live.",
+)
+def metadata(root: Path) -> None:
+    """Rewrite CITATION.cff, codemeta.json and .zenodo.json from dmbench's one metadata source."""
+    for path in write_metadata(root):
+        click.echo(f"wrote {path}")
+
+
+COMMANDS = [sources, build, validate, metadata]

@@ -1,0 +1,16 @@
+"""The Frictionless data package: records, prompts, runs, outputs, scores and their checks."""
+
+from dmbench.package.build import BuildResult, build, refresh
+from dmbench.package.records import DATASETS, BenchmarkRecord, load_records
+from dmbench.package.validate import Report, validate_package
+
+__all__ = [
+    "DATASETS",
+    "BenchmarkRecord",
+    "BuildResult",
+    "Report",
+    "build",
+    "load_records",
+    "refresh",
+    "validate_package",
+]

@@ -1,0 +1,103 @@
+"""``dmbench build``: the data package from the pinned sources, built aside and swapped in.
+
+Every pinned file is hash-checked before anything is written. The package is assembled in a
+temporary folder inside the package directory, validated there, and only then moved into place,
+so a failed build leaves the previous package exactly as it was. Runs that dmbench generated
+(not imported) are carried over from the previous package.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from dmbench.candidates.prompts import install_prompts
+from dmbench.errors import PackageError
+from dmbench.package.descriptor import DESCRIPTOR, SCHEMAS_DIR, write_descriptor, write_prompts_table
+from dmbench.package.records import RECORDS_PATH, load_records, records_from_sources, write_records
+from dmbench.package.tables import write_run_tables
+from dmbench.runs.published import import_published_runs
+from dmbench.runs.store import RUN_FILE, RUNS_DIR
+from dmbench.sources import verify_all
+
+PACKAGE_FOLDERS = ("data", "prompts", RUNS_DIR, SCHEMAS_DIR)
+
+
+@dataclass(frozen=True, slots=True)
+class BuildResult:
+    package_dir: Path
+    records: int
+    runs_imported: int
+    runs_carried_over: int
+
+
+def install_schemas(package_dir: Path) -> None:
+    target = Path(package_dir) / SCHEMAS_DIR
+    target.mkdir(parents=True, exist_ok=True)
+    for item in resources.files("dmbench.package").joinpath("schemas").iterdir():
+        if item.name.endswith(".json"):
+            (target / item.name).write_bytes(item.read_bytes())
+
+
+def refresh(package_dir: Path) -> None:
+    """Re-derive the run tables and ``datapackage.json`` after runs or scores changed."""
+    order = {r.record_id: i for i, r in enumerate(load_records(package_dir))}
+    write_run_tables(package_dir, order)
+    write_descriptor(package_dir)
+
+
+def _carry_generated_runs(old_package: Path, staging: Path) -> int:
+    carried = 0
+    old_runs = old_package / RUNS_DIR
+    if not old_runs.is_dir():
+        return 0
+    for run_dir in sorted(old_runs.iterdir()):
+        run_file = run_dir / RUN_FILE
+        if run_file.is_file() and json.loads(run_file.read_text("utf-8")).get("origin") == "generated":
+            shutil.copytree(run_dir, staging / RUNS_DIR / run_dir.name)
+            carried += 1
+    return carried
+
+
+def _swap_in(staging: Path, package_dir: Path) -> None:
+    """Replace the package's folders and descriptor with the staged ones, descriptor last."""
+    retired = staging / ".retired"
+    retired.mkdir()
+    for name in PACKAGE_FOLDERS:
+        if (package_dir / name).exists():
+            os.replace(package_dir / name, retired / name)
+        os.replace(staging / name, package_dir / name)
+    os.replace(staging / DESCRIPTOR, package_dir / DESCRIPTOR)
+
+
+def build(package_dir: Path, sources_dir: Path) -> BuildResult:
+    from dmbench.package.validate import validate_package
+
+    package_dir = Path(package_dir).resolve()
+    package_dir.mkdir(parents=True, exist_ok=True)
+    verify_all(sources_dir)
+    staging = Path(tempfile.mkdtemp(prefix=".dmbench-build-", dir=package_dir))
+    try:
+        records = records_from_sources(sources_dir)
+        write_records(staging / RECORDS_PATH, records)
+        install_prompts(sources_dir, staging)
+        write_prompts_table(staging)
+        imported = import_published_runs(sources_dir, staging, records)
+        carried = _carry_generated_runs(package_dir, staging)
+        install_schemas(staging)
+        refresh(staging)
+        report = validate_package(staging)
+        if not report.valid:
+            raise PackageError(
+                "the built package does not validate; the previous package is unchanged:\n"
+                + report.render()
+            )
+        _swap_in(staging, package_dir)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return BuildResult(package_dir, len(records), len(imported), carried)

@@ -1,0 +1,150 @@
+"""``datapackage.json``: Data Package v2, every file listed with its byte size and sha256.
+
+v2 because it is the current standard, declares its version in ``$schema`` instead of leaving
+readers to guess, and frictionless 5 validates it. Hashes are written ``sha256:<hex>`` (a bare
+hex string would be read as MD5). The non-tabular files (prompt texts, the run store, schemas)
+are listed in the ``files`` resource with their hashes, which ``dmbench validate`` checks,
+because frictionless never reads the content of non-tabular resources.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from dmbench import atomic
+from dmbench.candidates.prompts import PROMPTS, PROMPTS_DIR
+from dmbench.package.metadata import package_header
+from dmbench.package.tables import OUTPUTS_PATH, RUNS_PATH, SCORES_PATH, write_csv
+
+DESCRIPTOR = "datapackage.json"
+SCHEMAS_DIR = "schemas"
+PROMPTS_PATH = "data/prompts.csv"
+FILES_PATH = "data/files.csv"
+FILE_FIELDS = ("path", "kind", "bytes", "sha256")
+
+
+@dataclass(frozen=True, slots=True)
+class ResourceSpec:
+    name: str
+    path: str
+    title: str
+    description: str
+
+    @property
+    def schema(self) -> str:
+        return f"{SCHEMAS_DIR}/{self.name}.schema.json"
+
+
+RESOURCES = (
+    ResourceSpec(
+        "records",
+        "data/records.csv",
+        "Benchmark records",
+        "The 53 records (45 DS-1, 8 DS-2): text and reference PlantUML, byte-identical to upstream.",
+    ),
+    ResourceSpec(
+        "prompts",
+        PROMPTS_PATH,
+        "Prompts",
+        "The upstream prompt files of the LLM candidates, stored verbatim under prompts/.",
+    ),
+    ResourceSpec("runs", RUNS_PATH, "Runs", "Every generation run with its effective settings."),
+    ResourceSpec(
+        "outputs", OUTPUTS_PATH, "Outputs", "Generated PlantUML per run and record, byte-exact."
+    ),
+    ResourceSpec(
+        "scores", SCORES_PATH, "Scores", "Published and recomputed metrik-4 scores per output."
+    ),
+    ResourceSpec(
+        "files",
+        FILES_PATH,
+        "Files",
+        "Every non-tabular file of the package (prompt texts, run store, schemas) with its hash.",
+    ),
+)
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def write_prompts_table(package_dir: Path) -> None:
+    rows = []
+    for prompt in PROMPTS.values():
+        path = Path(package_dir) / PROMPTS_DIR / prompt.name
+        rows.append(
+            {
+                "name": prompt.name.removesuffix(".txt"),
+                "path": f"{PROMPTS_DIR}/{prompt.name}",
+                "candidate": prompt.candidate,
+                "role": prompt.role,
+                "bytes": path.stat().st_size,
+                "sha256": file_sha256(path),
+                "upstream_path": prompt.upstream_path,
+            }
+        )
+    fields = ("name", "path", "candidate", "role", "bytes", "sha256", "upstream_path")
+    write_csv(Path(package_dir) / PROMPTS_PATH, fields, rows)
+
+
+def _listed_files(package_dir: Path) -> list[tuple[str, str]]:
+    found = []
+    for folder, kind in ((PROMPTS_DIR, "prompt"), ("runs", "run"), (SCHEMAS_DIR, "schema")):
+        root = package_dir / folder
+        if root.is_dir():
+            found += [
+                (p.relative_to(package_dir).as_posix(), kind)
+                for p in sorted(root.rglob("*"))
+                if p.is_file() and not p.name.startswith(".")
+            ]
+    return found
+
+
+def write_files_table(package_dir: Path) -> None:
+    rows = [
+        {
+            "path": rel,
+            "kind": kind,
+            "bytes": (package_dir / rel).stat().st_size,
+            "sha256": file_sha256(package_dir / rel),
+        }
+        for rel, kind in _listed_files(package_dir)
+    ]
+    write_csv(package_dir / FILES_PATH, FILE_FIELDS, rows)
+
+
+def resource_descriptor(package_dir: Path, spec: ResourceSpec) -> dict[str, Any]:
+    path = Path(package_dir) / spec.path
+    return {
+        "name": spec.name,
+        "type": "table",
+        "path": spec.path,
+        "title": spec.title,
+        "description": spec.description,
+        "format": "csv",
+        "mediatype": "text/csv",
+        "encoding": "utf-8",
+        "bytes": path.stat().st_size,
+        "hash": f"sha256:{file_sha256(path)}",
+        "schema": spec.schema,
+    }
+
+
+def write_descriptor(package_dir: Path) -> dict[str, Any]:
+    """Rewrite the files table and ``datapackage.json`` from what is on disk now."""
+    package_dir = Path(package_dir)
+    write_files_table(package_dir)
+    descriptor = package_header()
+    descriptor["resources"] = [resource_descriptor(package_dir, spec) for spec in RESOURCES]
+    atomic.write_text(
+        package_dir / DESCRIPTOR, json.dumps(descriptor, indent=2, ensure_ascii=False) + "\n"
+    )
+    return descriptor

@@ -1,0 +1,138 @@
+"""The 53 benchmark records: DS-1 (45, community-curated corpus) and DS-2 (8, Chen et al. 2023).
+
+Texts and reference diagrams are kept byte-identical to upstream: the metric reads every
+character, trailing newlines included, so nothing here strips or normalises.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from dmbench.errors import PackageError
+from dmbench.sources import BENCHMARK_REPO, pinned, read_verified, repository, sha256_bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Dataset:
+    name: str
+    upstream_name: str
+    source_path: str
+    expected_records: int
+
+
+DATASETS: dict[str, Dataset] = {
+    "ds1": Dataset("ds1", "kaiser_clean", "Data/data-source-1/kaiser_clean.json", 45),
+    "ds2": Dataset("ds2", "reference_clean", "Data/data-source-2/reference_clean.json", 8),
+}
+UPSTREAM_DATASETS = {d.upstream_name: d.name for d in DATASETS.values()}
+
+RECORDS_PATH = "data/records.csv"
+RECORD_FIELDS = (
+    "record_id",
+    "dataset",
+    "position",
+    "upstream_id",
+    "upstream_dataset",
+    "source_repository",
+    "source_commit",
+    "source_path",
+    "source_sha256",
+    "text",
+    "text_sha256",
+    "reference",
+    "reference_sha256",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class BenchmarkRecord:
+    record_id: str
+    dataset: str
+    position: int
+    upstream_id: str
+    upstream_dataset: str
+    source_repository: str
+    source_commit: str
+    source_path: str
+    source_sha256: str
+    text: str
+    text_sha256: str
+    reference: str
+    reference_sha256: str
+
+    @property
+    def id(self) -> str:
+        return self.record_id
+
+
+def sha256_text(text: str) -> str:
+    return sha256_bytes(text.encode("utf-8"))
+
+
+def records_from_sources(sources_dir: Path) -> list[BenchmarkRecord]:
+    """Read both corpora from a sources directory, each file checked against its pin."""
+    repo = repository(BENCHMARK_REPO)
+    records: list[BenchmarkRecord] = []
+    for dataset in DATASETS.values():
+        pin = pinned(f"{BENCHMARK_REPO}/{dataset.source_path}")
+        items = json.loads(read_verified(sources_dir, pin).decode("utf-8"))
+        if len(items) != dataset.expected_records:
+            raise PackageError(
+                f"{pin.relpath}: expected {dataset.expected_records} records, found {len(items)}"
+            )
+        for position, item in enumerate(items, start=1):
+            records.append(
+                BenchmarkRecord(
+                    record_id=f"{dataset.name}-{item['id']}",
+                    dataset=dataset.name,
+                    position=position,
+                    upstream_id=item["id"],
+                    upstream_dataset=dataset.upstream_name,
+                    source_repository=repo.url,
+                    source_commit=repo.commit,
+                    source_path=dataset.source_path,
+                    source_sha256=pin.sha256,
+                    text=item["nlt"],
+                    text_sha256=sha256_text(item["nlt"]),
+                    reference=item["puml"],
+                    reference_sha256=sha256_text(item["puml"]),
+                )
+            )
+    return records
+
+
+def write_records(path: Path, records: list[BenchmarkRecord]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=RECORD_FIELDS, lineterminator="\n")
+        writer.writeheader()
+        for record in records:
+            writer.writerow({name: getattr(record, name) for name in RECORD_FIELDS})
+
+
+def read_records(path: Path) -> list[BenchmarkRecord]:
+    try:
+        with path.open(encoding="utf-8", newline="") as handle:
+            rows = list(csv.DictReader(handle))
+    except FileNotFoundError:
+        raise PackageError(f"{path}: no records; run `dmbench build` first") from None
+    records = []
+    for line, row in enumerate(rows, start=2):
+        try:
+            records.append(
+                BenchmarkRecord(**{**row, "position": int(row["position"])})  # type: ignore[arg-type]
+            )
+        except (TypeError, ValueError) as exc:
+            raise PackageError(f"{path}, row at line {line}: {exc}") from exc
+    return records
+
+
+def load_records(package_dir: Path, dataset: str = "all") -> list[BenchmarkRecord]:
+    """The package's records of one dataset (``ds1``, ``ds2``) or ``all``, in run order."""
+    if dataset != "all" and dataset not in DATASETS:
+        raise PackageError(f"unknown dataset {dataset!r}; choose ds1, ds2 or all")
+    records = read_records(Path(package_dir) / RECORDS_PATH)
+    return [r for r in records if dataset == "all" or r.dataset == dataset]

@@ -1,0 +1,216 @@
+"""``dmbench validate``: frictionless over the package, then the checks frictionless skips.
+
+frictionless 5 does not enforce ``unique`` across composite keys in every case, never reads
+non-tabular files, and knows nothing of dmbench's own invariants, so this adds: every listed
+file's size and sha256, the text/reference/generated hashes inside the tables, the record
+counts, every ``run.json`` against its JSON Schema, the reference diagrams parsing, and the
+cross-resource keys (checked here too, so a report names the row).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+from dmbench.package.descriptor import DESCRIPTOR, FILES_PATH, RESOURCES, SCHEMAS_DIR, file_sha256
+from dmbench.package.records import DATASETS, sha256_text
+from dmbench.runs.store import RUN_FILE, RUNS_DIR
+
+RUN_JSON_SCHEMA = f"{SCHEMAS_DIR}/run.json-schema.json"
+
+
+@dataclass(frozen=True, slots=True)
+class Issue:
+    type: str
+    message: str
+    location: str
+
+
+@dataclass(slots=True)
+class Report:
+    package: str
+    issues: list[Issue] = field(default_factory=list)
+    checks: list[str] = field(default_factory=list)
+
+    @property
+    def valid(self) -> bool:
+        return not self.issues
+
+    def add(self, type_: str, message: str, location: str) -> None:
+        self.issues.append(Issue(type_, message, location))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "package": self.package,
+            "valid": self.valid,
+            "checks": self.checks,
+            "issues": [asdict(i) for i in self.issues],
+        }
+
+    def render(self) -> str:
+        lines = [f"{self.package}: {'valid' if self.valid else 'INVALID'}"]
+        lines += [f"  ok    {check}" for check in self.checks]
+        lines += [f"  ERROR [{i.type}] {i.location}: {i.message}" for i in self.issues]
+        return "\n".join(lines)
+
+
+def _read_csv(path: Path) -> list[tuple[int, dict[str, str]]]:
+    """Rows with the physical line each starts on (multi-line cells make these differ)."""
+    rows = []
+    with path.open(encoding="utf-8", newline="") as handle:
+        reader = csv.DictReader(handle)
+        start = reader.line_num + 1
+        for row in reader:
+            rows.append((start, row))
+            start = reader.line_num + 1
+    return rows
+
+
+def _frictionless(package_dir: Path, report: Report) -> None:
+    from frictionless import Package, system
+
+    with system.use_context(trusted=False):
+        result = Package(str(package_dir / DESCRIPTOR), basepath=str(package_dir)).validate()
+    for error in result.flatten(["type", "message", "resourceName", "rowNumber"]):
+        type_, message, resource, row = error
+        location = f"{DESCRIPTOR}" + (f", resource {resource}" if resource else "")
+        location += f", row {row}" if row else ""
+        report.add(f"frictionless:{type_}", message, location)
+    report.checks.append("frictionless validation (schemas, types, constraints, keys, hashes)")
+
+
+def _files(package_dir: Path, report: Report) -> None:
+    for line, row in _read_csv(package_dir / FILES_PATH):
+        path = package_dir / row["path"]
+        where = f"{FILES_PATH}, line {line}: {row['path']}"
+        if not path.is_file():
+            report.add("file-missing", "listed file is missing", where)
+            continue
+        if str(path.stat().st_size) != row["bytes"]:
+            report.add(
+                "file-bytes", f"expected {row['bytes']} bytes, found {path.stat().st_size}", where
+            )
+        actual = file_sha256(path)
+        if actual != row["sha256"]:
+            report.add("file-hash", f"expected sha256 {row['sha256']}, found {actual}", where)
+    report.checks.append("size and sha256 of every listed file")
+
+
+def _unique(rows, key: tuple[str, ...], path: str, report: Report) -> None:
+    seen: dict[tuple[str, ...], int] = {}
+    for line, row in rows:
+        value = tuple(row[k] for k in key)
+        if value in seen:
+            report.add(
+                "duplicate-key",
+                f"{'/'.join(key)} {value} repeats line {seen[value]}",
+                f"{path}, line {line}",
+            )
+        seen.setdefault(value, line)
+
+
+def _tables(package_dir: Path, report: Report) -> None:
+    tables = {spec.name: _read_csv(package_dir / spec.path) for spec in RESOURCES}
+    paths = {spec.name: spec.path for spec in RESOURCES}
+    keys = {
+        "records": ("record_id",),
+        "prompts": ("name",),
+        "runs": ("run_id",),
+        "outputs": ("run_id", "record_id"),
+        "scores": ("run_id", "record_id", "metric", "origin"),
+        "files": ("path",),
+    }
+    for name, key in keys.items():
+        _unique(tables[name], key, paths[name], report)
+
+    counts = Counter(row["dataset"] for _, row in tables["records"])
+    for dataset in DATASETS.values():
+        if counts[dataset.name] != dataset.expected_records:
+            report.add(
+                "record-count",
+                f"{dataset.name}: expected {dataset.expected_records} records, "
+                f"found {counts[dataset.name]}",
+                paths["records"],
+            )
+    for line, row in tables["records"]:
+        for column in ("text", "reference"):
+            if sha256_text(row[column]) != row[f"{column}_sha256"]:
+                report.add(
+                    "content-hash",
+                    f"{column} does not match {column}_sha256",
+                    f"{paths['records']}, line {line}, record {row['record_id']}",
+                )
+    for line, row in tables["outputs"]:
+        if sha256_text(row["generated"]) != row["generated_sha256"]:
+            report.add(
+                "content-hash",
+                "generated does not match generated_sha256",
+                f"{paths['outputs']}, line {line}, run {row['run_id']}, record {row['record_id']}",
+            )
+
+    def foreign(child: str, fields: tuple[str, ...], parent: str, parent_fields: tuple[str, ...]):
+        known = {tuple(r[f] for f in parent_fields) for _, r in tables[parent]}
+        for line, row in tables[child]:
+            value = tuple(row[f] for f in fields)
+            if value not in known:
+                report.add(
+                    "foreign-key",
+                    f"{'/'.join(fields)} {value} has no row in {parent}",
+                    f"{paths[child]}, line {line}",
+                )
+
+    foreign("outputs", ("run_id",), "runs", ("run_id",))
+    foreign("outputs", ("record_id",), "records", ("record_id",))
+    foreign("scores", ("run_id", "record_id"), "outputs", ("run_id", "record_id"))
+    report.checks.append("unique keys, record counts, content hashes, foreign keys")
+
+    from dmbench.plantuml import ParseError, parse
+
+    for line, row in tables["records"]:
+        for reading in ("compat", "standard"):
+            try:
+                parse(row["reference"], reading)
+            except ParseError as exc:
+                report.add(
+                    "reference-parse",
+                    f"{reading} reading fails: {exc}",
+                    f"{paths['records']}, line {line}, record {row['record_id']}",
+                )
+    report.checks.append("every reference diagram parses under both readings")
+
+
+def _run_files(package_dir: Path, report: Report) -> None:
+    schema = json.loads((package_dir / RUN_JSON_SCHEMA).read_text("utf-8"))
+    validator = jsonschema.Draft202012Validator(schema)
+    for run_file in sorted((package_dir / RUNS_DIR).glob(f"*/{RUN_FILE}")):
+        where = run_file.relative_to(package_dir).as_posix()
+        try:
+            data = json.loads(run_file.read_text("utf-8"))
+        except json.JSONDecodeError as exc:
+            report.add("json", str(exc), where)
+            continue
+        for error in validator.iter_errors(data):
+            path = "/".join(str(p) for p in error.absolute_path) or "(top)"
+            report.add("json-schema", f"{path}: {error.message}", where)
+    report.checks.append(f"every {RUNS_DIR}/*/{RUN_FILE} against {RUN_JSON_SCHEMA}")
+
+
+def validate_package(package_dir: Path) -> Report:
+    package_dir = Path(package_dir)
+    report = Report(str(package_dir / DESCRIPTOR))
+    if not (package_dir / DESCRIPTOR).is_file():
+        report.add("missing", "no datapackage.json; run `dmbench build` first", str(package_dir))
+        return report
+    _frictionless(package_dir, report)
+    for check in (_files, _tables, _run_files):
+        try:
+            check(package_dir, report)
+        except (OSError, KeyError, csv.Error) as exc:
+            report.add("unreadable", f"{type(exc).__name__}: {exc}", str(package_dir))
+    return report

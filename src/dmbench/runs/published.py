@@ -1,0 +1,178 @@
+"""Import the 42 published upstream run artifacts into the run store.
+
+Each artifact becomes ``runs/<run_id>/`` with ``run.json`` (candidate under its dmbench name,
+the settings as they *took effect*, the recorded ones beside them, the upstream file and hash,
+the published summary), ``outputs.jsonl`` (the generated PlantUML byte-exact) and
+``scores.jsonl`` (the published metrik-4 values, marked ``published``).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from dmbench.errors import SourceError
+from dmbench.package.records import UPSTREAM_DATASETS, BenchmarkRecord
+from dmbench.runs.scores import ScoreRow, write_scores
+from dmbench.runs.store import OutputRow, RunInfo, make_run_id, open_run
+from dmbench.sources import BENCHMARK_REPO, PinnedFile, pinned_files, read_verified, repository
+
+CANDIDATE_NAMES = {
+    "rule_based": "rule_based",
+    "zenodo_zero_shot": "chen",
+    "kaiser_zero_shot": "calamo",
+}
+CANONICAL_MODELS = {None, "glm-5.1:cloud", "kimi-k2.6:cloud"}
+PUBLISHED_METRIC = "metrik-4"
+
+# Spec B.1/C.1: the candidates were rebuilt with only some settings, so the HTTP timeout was the
+# constructor default (600 s) whatever the artifact records, and thinking was off.
+EFFECTIVE_TIMEOUT_SECONDS = 600
+LLM_SETTINGS = {
+    "chen": {
+        "temperature": 0.7,
+        "temperature_translate": 0.0,
+        "num_predict": 1024,
+        "enable_translation": True,
+    },
+    "calamo": {"temperature": 0.7, "num_predict": 1024},
+}
+SETTING_KEYS = (
+    "model",
+    "temperature",
+    "temperature_translate",
+    "num_predict",
+    "seed",
+    "top_p",
+    "top_k",
+    "repeat_penalty",
+    "timeout_seconds",
+    "enable_translation",
+    "think",
+    "truncate",
+)
+
+
+def effective_settings(candidate: str, model: str | None) -> dict[str, Any]:
+    """The settings each published run actually ran with (spec B.1, C.1)."""
+    settings: dict[str, Any] = dict.fromkeys(SETTING_KEYS)
+    settings["uses_llm"] = candidate != "rule_based"
+    if candidate in LLM_SETTINGS:
+        settings.update(LLM_SETTINGS[candidate])
+        settings.update(model=model, timeout_seconds=EFFECTIVE_TIMEOUT_SECONDS, think=False)
+        if candidate == "chen":
+            settings["truncate"] = True
+    return settings
+
+
+@dataclass(frozen=True, slots=True)
+class ImportedRun:
+    run_id: str
+    upstream_file: str
+    records: int
+
+
+def published_run_pins() -> list[PinnedFile]:
+    return [p for p in pinned_files() if p.role == "published-run"]
+
+
+def import_published_runs(
+    sources_dir: Path, package_dir: Path, records: list[BenchmarkRecord]
+) -> list[ImportedRun]:
+    by_upstream = {(r.upstream_dataset, r.upstream_id): r for r in records}
+    parsed = []
+    for pin in published_run_pins():
+        artifact = json.loads(read_verified(sources_dir, pin).decode("utf-8"))
+        parsed.append((pin, artifact))
+    imported = []
+    for pin, artifact in parsed:
+        imported.append(_import_one(pin, artifact, package_dir, by_upstream))
+    return imported
+
+
+def _import_one(
+    pin: PinnedFile,
+    artifact: dict[str, Any],
+    package_dir: Path,
+    by_upstream: dict[tuple[str, str], BenchmarkRecord],
+) -> ImportedRun:
+    label = f"{pin.relpath}"
+    try:
+        candidate = CANDIDATE_NAMES[artifact["candidate"]]
+        dataset = UPSTREAM_DATASETS[artifact["dataset"]]
+    except KeyError as exc:
+        raise SourceError(f"{label}: unknown candidate or dataset {exc}") from exc
+    model = artifact["settings"].get("model")
+    run_index = int(artifact["run_index"])
+    repo = repository(BENCHMARK_REPO)
+    info = RunInfo(
+        run_id=make_run_id(candidate, model, dataset, run_index, None),
+        candidate=candidate,
+        model=model,
+        dataset=dataset,
+        run_index=run_index,
+        origin="published",
+        canonical=model in CANONICAL_MODELS and 1 <= run_index <= 3,
+        settings=effective_settings(candidate, model),
+        provenance={
+            "upstream_candidate": artifact["candidate"],
+            "upstream_run_id": artifact["run_id"],
+            "recorded_settings": artifact["settings"],
+            "metric": artifact["metric"],
+        },
+        started_utc=artifact["timestamp_utc"],
+        finished_utc=None,
+        upstream={
+            "repository": repo.url,
+            "commit": repo.commit,
+            "path": pin.path,
+            "sha256": pin.sha256,
+            "summary": artifact["summary"],
+        },
+        totals={
+            "n_records": artifact["totals"]["n_records"],
+            "n_failed": artifact["totals"]["n_failed_generate"],
+            "n_failed_score": artifact["totals"]["n_failed_score"],
+            "elapsed_seconds": artifact["totals"]["elapsed_seconds_generate"],
+        },
+    )
+    run = open_run(package_dir, info)
+    if run.outputs_path.exists():
+        run.outputs_path.unlink()
+    scores = []
+    for number, item in enumerate(artifact["records"], start=1):
+        record = by_upstream.get((artifact["dataset"], item["id"]))
+        where = f"{label}, record {number} ({item.get('id')!r})"
+        if record is None:
+            raise SourceError(f"{where}: not a record of {artifact['dataset']}")
+        if item["reference"] != record.reference or item["nlt"] != record.text:
+            raise SourceError(f"{where}: text or reference differs from the corpus")
+        run.append(
+            OutputRow(
+                record_id=record.record_id,
+                generated=item["generated"],
+                failed=bool(item["failed_generate"]),
+                error=item["error_generate"],
+                elapsed_seconds=float(item["elapsed_seconds"]),
+            )
+        )
+        published = item["scores"]
+        scores.append(
+            ScoreRow(
+                run_id=info.run_id,
+                record_id=record.record_id,
+                metric=PUBLISHED_METRIC,
+                origin="published",
+                class_score=published["class_score"],
+                attribute_score=published["attribute_score"],
+                association_score=published["association_score"],
+                error=published["error"],
+            )
+        )
+    write_scores(run.path, scores)
+    if len(scores) != artifact["totals"]["n_records"]:
+        raise SourceError(f"{label}: totals.n_records does not match the records")
+    return ImportedRun(info.run_id, pin.path, len(scores))
+

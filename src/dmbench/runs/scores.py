@@ -1,0 +1,58 @@
+"""Per-record scores of a run, kept in ``runs/<run_id>/scores.jsonl``.
+
+A row is published (imported from the upstream artifact) or recomputed (by ``dmbench score``);
+both are kept so that ``dmbench verify`` can compare them and a reader can see which is which.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from dmbench import atomic
+from dmbench.errors import PackageError
+
+SCORES_FILE = "scores.jsonl"
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreRow:
+    run_id: str
+    record_id: str
+    metric: str
+    origin: str  # "published" | "recomputed"
+    class_score: float
+    attribute_score: float
+    association_score: float
+    error: str | None
+
+    @property
+    def key(self) -> tuple[str, str, str, str]:
+        return (self.run_id, self.record_id, self.metric, self.origin)
+
+
+def read_scores(run_dir: Path) -> list[ScoreRow]:
+    path = Path(run_dir) / SCORES_FILE
+    if not path.exists():
+        return []
+    rows = []
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            try:
+                rows.append(ScoreRow(**json.loads(line)))
+            except (json.JSONDecodeError, TypeError) as exc:
+                raise PackageError(f"{path}, line {number}: not a valid score row ({exc})") from exc
+    return rows
+
+
+def write_scores(run_dir: Path, rows: list[ScoreRow]) -> None:
+    text = "".join(json.dumps(asdict(r), ensure_ascii=False, sort_keys=True) + "\n" for r in rows)
+    atomic.write_text(Path(run_dir) / SCORES_FILE, text)
+
+
+def replace_scores(run_dir: Path, rows: list[ScoreRow]) -> None:
+    """Store ``rows``, replacing earlier rows of the same metric and origin, keeping the rest."""
+    replaced = {(r.metric, r.origin) for r in rows}
+    kept = [r for r in read_scores(run_dir) if (r.metric, r.origin) not in replaced]
+    write_scores(run_dir, kept + rows)
