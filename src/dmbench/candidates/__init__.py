@@ -10,6 +10,7 @@ from dmbench.candidates.base import (
     get_candidate,
     register,
 )
+from dmbench.candidates import rule_based as _rule_based  # noqa: F401  (registers)
 
 __all__ = [
     "CANDIDATES",
