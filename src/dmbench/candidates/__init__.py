@@ -10,13 +10,17 @@ from dmbench.candidates.base import (
     get_candidate,
     register,
 )
+from dmbench.candidates.calamo import Calamo
+from dmbench.candidates.chen import Chen
 from dmbench.candidates import rule_based as _rule_based  # noqa: F401  (registers)
 
 __all__ = [
     "CANDIDATES",
+    "Calamo",
     "Candidate",
     "CandidateInfo",
     "CandidateOutput",
+    "Chen",
     "Record",
     "generate_many",
     "get_candidate",

@@ -1,0 +1,64 @@
+"""``calamo``: upstream's single-stage zero-shot candidate ``kaiser_zero_shot`` (spec C).
+
+One call asks for the PlantUML diagram directly; upstream's validator then repairs or rejects
+it. The diagram is taken from the whole reply; only the stored excerpt of a reply without a
+diagram is cut to 2000 characters.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from dmbench.candidates.base import CandidateOutput, Record, register
+from dmbench.candidates.prompts import load_prompts
+from dmbench.llm.candidate import LLMCandidate, Outcome, extract_plantuml
+from dmbench.llm.client import ChatError, Options
+from dmbench.plantuml import validate
+
+PROMPT_NAMES = ("calamo_system.txt",)
+USER_TEMPLATE = "Transform into plant uml this specification text: {nlt}"
+NO_PLANTUML = "kaiser_zero_shot_no_plantuml"
+INVALID = "plantuml_validator: "
+
+
+def user_message(text: str) -> str:
+    """Plain replacement, so braces in the text are safe (upstream does the same)."""
+    return USER_TEMPLATE.replace("{nlt}", text)
+
+
+@register("calamo")
+class Calamo(LLMCandidate):
+    name = "calamo"
+    upstream = "kaiser_zero_shot"
+
+    def __init__(self, model: str, prompts: Path | None = None, **settings: Any) -> None:
+        settings.pop("temperature_translate", None)  # upstream ignores settings it has no use for
+        texts, hashes = load_prompts(prompts, PROMPT_NAMES)
+        super().__init__(model, texts, hashes, **settings)
+
+    def _outcome(self, text: str, calls: list[dict[str, Any]]) -> Outcome:
+        options = Options(
+            self.temperature,
+            self.num_predict,
+            self.seed,
+            self.top_p,
+            self.top_k,
+            self.repeat_penalty,
+        )
+        try:
+            reply = self.chat.chat(self.prompts["calamo_system.txt"], user_message(text), options)
+        except ChatError as exc:
+            calls.append(exc.call)
+            return "", True, f"exception: {exc}", ""
+        calls.append(reply.call)
+        block = extract_plantuml(reply.text)
+        if block is None:
+            return "", True, NO_PLANTUML, self.cut(reply.text)
+        result = validate(block)
+        if result.ok and result.repaired:
+            return result.repaired, False, None, reply.text
+        return result.repaired or "", True, INVALID + " | ".join(result.errors)[:500], reply.text
+
+    def generate(self, record: Record) -> CandidateOutput:
+        return CandidateOutput(*self.run(record.text))

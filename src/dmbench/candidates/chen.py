@@ -1,0 +1,86 @@
+"""``chen``: upstream's two-stage zero-shot candidate ``zenodo_zero_shot`` (spec B).
+
+Stage 1 asks for the domain model in a small text DSL; stage 2 translates that text into
+PlantUML; upstream's validator then repairs or rejects the diagram. Both replies are cut to
+2000 characters as upstream did (``truncate=False`` is a recorded deviation).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from dmbench.candidates.base import CandidateOutput, Record, register
+from dmbench.candidates.prompts import load_prompts
+from dmbench.llm.candidate import LLMCandidate, Outcome, extract_plantuml
+from dmbench.llm.client import ChatError, Options
+from dmbench.plantuml import validate
+
+PROMPT_NAMES = ("chen_system.txt", "chen_task.txt", "chen_translate.txt")
+NO_PUML = "zenodo_zero_shot_stage2_no_puml"
+INVALID = "zenodo_zero_shot_invalid: "
+
+
+def stage1_user(task: str, text: str) -> str:
+    """Upstream flattens the user turns [task, text] into one message with ``USER:`` labels."""
+    return f"USER:\n{task}\n\nUSER:\n{text}"
+
+
+@register("chen")
+class Chen(LLMCandidate):
+    name = "chen"
+    upstream = "zenodo_zero_shot"
+
+    def __init__(
+        self,
+        model: str,
+        temperature_translate: float | None = 0.0,
+        prompts: Path | None = None,
+        **settings: Any,
+    ) -> None:
+        texts, hashes = load_prompts(prompts, PROMPT_NAMES)
+        super().__init__(model, texts, hashes, **settings)
+        self.temperature_translate = temperature_translate
+
+    def _options(self, temperature: float | None) -> Options:
+        return Options(
+            temperature, self.num_predict, self.seed, self.top_p, self.top_k, self.repeat_penalty
+        )
+
+    def settings(self) -> dict[str, Any]:
+        return {
+            **super().settings(),
+            "temperature_translate": self.temperature_translate,
+            "enable_translation": True,
+        }
+
+    def _outcome(self, text: str, calls: list[dict[str, Any]]) -> Outcome:
+        user = stage1_user(self.prompts["chen_task.txt"], text)
+        try:
+            extracted = self.chat.chat(
+                self.prompts["chen_system.txt"], user, self._options(self.temperature)
+            )
+        except ChatError as exc:
+            calls.append({**exc.call, "stage": "extract"})
+            return "", True, f"exception: {exc}", ""
+        calls.append({**extracted.call, "stage": "extract"})
+        dsl = self.cut(extracted.text)
+        try:
+            translated = self.chat.chat(
+                self.prompts["chen_translate.txt"], dsl, self._options(self.temperature_translate)
+            )
+        except ChatError as exc:
+            calls.append({**exc.call, "stage": "translate"})
+            return "", True, f"exception: {exc}", ""
+        calls.append({**translated.call, "stage": "translate"})
+        out = self.cut(translated.text)
+        block = extract_plantuml(out)
+        if block is None:
+            return "", True, NO_PUML, out
+        result = validate(block)
+        if result.ok and result.repaired:
+            return result.repaired, False, None, out
+        return result.repaired or "", True, INVALID + " | ".join(result.errors)[:500], out
+
+    def generate(self, record: Record) -> CandidateOutput:
+        return CandidateOutput(*self.run(record.text))

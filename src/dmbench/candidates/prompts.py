@@ -1,0 +1,121 @@
+"""The four upstream prompt files the LLM candidates send, pinned by sha256.
+
+The prompts are research data under the upstream licence, so the project never commits them:
+``dmbench build`` copies them from the pinned sources into the package's ``prompts/`` folder
+(:func:`install_prompts`), and every reader goes through :func:`load_prompt`, which refuses a file
+whose bytes differ from the published ones.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+
+from dmbench import atomic, paths
+from dmbench.errors import SourceError
+
+PROMPTS_DIR = "prompts"
+UPSTREAM_REPO = "Automated-DomainModel-Benchmark"
+
+
+@dataclass(frozen=True, slots=True)
+class PromptFile:
+    name: str
+    upstream_path: str
+    role: str
+    candidate: str
+    sha256: str
+
+
+_CHEN = "Candidates/AutomatedDomainModelling_zenodo/zero_shot"
+PROMPTS: dict[str, PromptFile] = {
+    prompt.name: prompt
+    for prompt in (
+        PromptFile(
+            "chen_system.txt",
+            f"{_CHEN}/prompt_system.txt",
+            "stage 1 system message",
+            "chen",
+            "84b9da791394ef0206cbe780097c2df570ca95d4a218aadfd3910d08dce297f2",
+        ),
+        PromptFile(
+            "chen_task.txt",
+            f"{_CHEN}/prompt_task.txt",
+            "stage 1 first user turn (DSL format instruction)",
+            "chen",
+            "39f08c6392656579e3376d4df91aac71ec782a21e17a4a5db2a62c9f6cfe3cbe",
+        ),
+        PromptFile(
+            "chen_translate.txt",
+            f"{_CHEN}/prompt_translate.txt",
+            "stage 2 system message (DSL to PlantUML translator)",
+            "chen",
+            "43f5fe76b0878188580051578d9f3fccc87e1b97d06af812aa4d7acf3fb74206",
+        ),
+        PromptFile(
+            "calamo_system.txt",
+            "Candidates/text2uml-kaiser/zero_shot/prompt.txt",
+            "system message",
+            "calamo",
+            "0478a0862e548a10071f002b831abe8dcf451e066e2c1d62ed23577951c4caa9",
+        ),
+    )
+}
+
+
+def _candidates_paths(root: Path, prompt: PromptFile) -> list[Path]:
+    """A package directory, a sources directory, or the benchmark repository itself."""
+    return [
+        root / PROMPTS_DIR / prompt.name,
+        root / UPSTREAM_REPO / prompt.upstream_path,
+        root / prompt.upstream_path,
+    ]
+
+
+def load_prompt_bytes(root: Path, name: str) -> bytes:
+    if name not in PROMPTS:
+        raise SourceError(f"unknown prompt {name!r}; known: {', '.join(sorted(PROMPTS))}")
+    prompt = PROMPTS[name]
+    for path in _candidates_paths(Path(root), prompt):
+        if path.is_file():
+            data = path.read_bytes()
+            digest = hashlib.sha256(data).hexdigest()
+            if digest != prompt.sha256:
+                raise SourceError(
+                    f"{path}: sha256 {digest} differs from the pinned {prompt.sha256}; "
+                    "re-fetch the sources with `dmbench sources fetch`"
+                )
+            return data
+    raise SourceError(
+        f"prompt {name!r} not found under {root} (looked for {PROMPTS_DIR}/{name} and "
+        f"{prompt.upstream_path}); run `dmbench build` or pass the sources directory"
+    )
+
+
+def load_prompt(root: Path, name: str) -> str:
+    """The prompt's exact text (UTF-8, no newline translation, no stripping)."""
+    return load_prompt_bytes(root, name).decode("utf-8")
+
+
+def default_root() -> Path:
+    """The built package's ``prompts/`` when present, else the upstream sources."""
+    here = paths.package_dir()
+    return here if (here / PROMPTS_DIR).is_dir() else paths.default_sources_dir()
+
+
+def load_prompts(root: Path | None, names: tuple[str, ...]) -> tuple[dict[str, str], dict[str, str]]:
+    """The texts of ``names`` and their sha256s, read from ``root`` or :func:`default_root`."""
+    base = Path(root) if root is not None else default_root()
+    texts = {name: load_prompt(base, name) for name in names}
+    return texts, {name: PROMPTS[name].sha256 for name in names}
+
+
+def install_prompts(sources: Path, package_dir: Path) -> list[Path]:
+    """Copy the checked prompt files into ``<package_dir>/prompts/`` for the build."""
+    written = []
+    for name in PROMPTS:
+        target = Path(package_dir) / PROMPTS_DIR / name
+        atomic.write_bytes(target, load_prompt_bytes(sources, name))
+        written.append(target)
+    return written

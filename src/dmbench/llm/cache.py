@@ -1,0 +1,71 @@
+"""Content-addressed store of LLM replies, so a rerun replays instead of paying again.
+
+A reply is filed under the sha256 of what determines it: the model digest, the messages, the
+generation options (with ``think``) and the sample number. The sample number keeps runs 1-3 of a
+matrix independent draws instead of replays of one another. Failed calls are never stored.
+Files are written atomically, so a kill leaves either no entry or a whole one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from dmbench import atomic
+
+CACHE_DIR = ".dmbench-cache/llm"
+
+
+def _canonical(data: Any) -> bytes:
+    return json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def cache_key(
+    model_digest: str,
+    messages: Sequence[Mapping[str, str]],
+    options: Mapping[str, Any],
+    think: bool,
+    sample: int,
+) -> str:
+    material = {
+        "model_digest": model_digest,
+        "messages": [dict(message) for message in messages],
+        "options": {**options, "think": think},
+        "sample": sample,
+    }
+    return hashlib.sha256(_canonical(material)).hexdigest()
+
+
+class ResponseCache:
+    """``<root>/replies/<k[:2]>/<k>.json`` per reply; ``<root>/models/`` remembers digests."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+
+    def _reply_path(self, key: str) -> Path:
+        return self.root / "replies" / key[:2] / f"{key}.json"
+
+    def _model_path(self, model: str) -> Path:
+        return self.root / "models" / f"{hashlib.sha256(model.encode()).hexdigest()[:16]}.json"
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        path = self._reply_path(key)
+        if not path.is_file():
+            return None
+        return json.loads(path.read_text(encoding="utf-8"))
+
+    def put(self, key: str, entry: Mapping[str, Any]) -> None:
+        atomic.write_json(self._reply_path(key), {"key": key, **entry})
+
+    def model_info(self, model: str) -> dict[str, Any] | None:
+        """What the server last said about ``model``: offline replay needs its digest."""
+        path = self._model_path(model)
+        if not path.is_file():
+            return None
+        return json.loads(path.read_text(encoding="utf-8"))
+
+    def remember_model(self, model: str, info: Mapping[str, Any]) -> None:
+        atomic.write_json(self._model_path(model), {"model": model, **info})

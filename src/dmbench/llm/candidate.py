@@ -1,0 +1,165 @@
+"""What the two LLM candidates share: settings, the chat client, provenance, the reply's diagram.
+
+The generation settings (model, options, timeout, think, truncation) decide the outputs and go
+into a run's ``settings``, hence its id; how the calls were made (hosts, retries, cache, sample)
+does not change a faithful reply and goes into ``provenance``.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from dmbench import paths
+from dmbench.errors import DmbenchError
+from dmbench.llm.cache import CACHE_DIR, ResponseCache
+from dmbench.llm.client import DEFAULT_BACKOFF, DEFAULT_RETRIES, DEFAULT_TIMEOUT, OllamaChat
+
+CUT = 2000
+_PLANTUML_BLOCK = re.compile(r"@startuml.*?@enduml", re.IGNORECASE | re.DOTALL)
+
+Outcome = tuple[str, bool, str | None, str]
+"""(generated, failed, error, raw excerpt), upstream's four per-record fields."""
+
+
+class Result(NamedTuple):
+    """The fields of ``CandidateOutput`` in its order (this package sits below ``candidates``)."""
+
+    generated: str
+    failed: bool
+    error: str | None
+    raw: str
+    elapsed_seconds: float
+    calls: tuple[dict[str, Any], ...]
+
+
+def extract_plantuml(text: str) -> str | None:
+    """The first ``@startuml…@enduml`` block, stripped (upstream's extraction, no fence handling)."""
+    match = _PLANTUML_BLOCK.search(text)
+    return match.group(0).strip() if match else None
+
+
+class LLMCandidate(ABC):
+    """Base of ``chen`` and ``calamo``: they add their prompts and ``_outcome``."""
+
+    name: str
+    upstream: str
+
+    def __init__(
+        self,
+        model: str,
+        prompts: Mapping[str, str],
+        prompts_sha256: Mapping[str, str],
+        temperature: float | None = 0.7,
+        num_predict: int | None = 1024,
+        seed: int | None = None,
+        top_p: float | None = None,
+        top_k: int | None = None,
+        repeat_penalty: float | None = None,
+        timeout: float = DEFAULT_TIMEOUT,
+        think: bool = False,
+        truncate: bool = True,
+        hosts: Sequence[str] = (),
+        offline: bool = False,
+        retries: int = DEFAULT_RETRIES,
+        backoff: float = DEFAULT_BACKOFF,
+        cache_dir: Path | None = None,
+        sample: int = 1,
+    ) -> None:
+        if not model:
+            raise DmbenchError(f"candidate {self.name!r} needs a model: pass --model NAME")
+        self.model = model
+        self.temperature = temperature
+        self.num_predict = num_predict
+        self.seed = seed
+        self.top_p = top_p
+        self.top_k = top_k
+        self.repeat_penalty = repeat_penalty
+        self.timeout = timeout
+        self.think = think
+        self.truncate = truncate
+        self.prompts = dict(prompts)
+        self.prompts_sha256 = dict(prompts_sha256)
+        cache = ResponseCache(
+            Path(cache_dir) if cache_dir is not None else paths.package_dir() / CACHE_DIR
+        )
+        self.chat = OllamaChat(
+            model,
+            hosts=hosts,
+            timeout=timeout,
+            think=think,
+            retries=retries,
+            backoff=backoff,
+            cache=cache,
+            offline=offline,
+            sample=sample,
+        )
+
+    def cut(self, text: str) -> str:
+        """Upstream's 2000-character cut, unless ``--no-truncate`` asked for the whole text."""
+        return text[:CUT] if self.truncate else text
+
+    def settings(self) -> dict[str, Any]:
+        return {
+            "uses_llm": True,
+            "model": self.model,
+            "temperature": self.temperature,
+            "num_predict": self.num_predict,
+            "seed": self.seed,
+            "top_p": self.top_p,
+            "top_k": self.top_k,
+            "repeat_penalty": self.repeat_penalty,
+            "timeout_seconds": self.timeout,
+            "think": self.think,
+            "truncate": self.truncate,
+        }
+
+    def describe(self) -> dict[str, Any]:
+        """Asks the server (or, offline, the cache) for the model digest and server version."""
+        info = self.chat.server_info()
+        deviations = []
+        if not self.truncate:
+            deviations.append("no-truncate: replies are not cut to 2000 characters")
+        if self.chat.retries:
+            deviations.append(
+                f"retries: transient failures retried up to {self.chat.retries} times "
+                "(upstream: none)"
+            )
+        return {
+            "settings": self.settings(),
+            "provenance": {
+                "upstream_candidate": self.upstream,
+                "prompts_sha256": self.prompts_sha256,
+                "model_digest": info.model_digest,
+                "server_version": info.server_version,
+                "model_details": info.details,
+                "hosts": list(info.hosts),
+                "offline": self.chat.offline,
+                "retries": self.chat.retries,
+                "backoff_seconds": self.chat.backoff,
+                "cache_sample": self.chat.sample,
+                "failure_names": "requests-compatible, see dmbench.llm.client",
+                "deviations": deviations,
+            },
+        }
+
+    @abstractmethod
+    def _outcome(self, text: str, calls: list[dict[str, Any]]) -> Outcome:
+        """Upstream's per-record logic; appends every call it makes to ``calls``."""
+
+    def run(self, text: str) -> Result:
+        """One record; failures are data, except dmbench errors (e.g. an offline cache miss)."""
+        started = time.monotonic()
+        calls: list[dict[str, Any]] = []
+        try:
+            generated, failed, error, raw = self._outcome(text, calls)
+        except DmbenchError:
+            raise
+        except Exception as exc:  # upstream's generate step turns any escape into a failure
+            generated, failed, error, raw = "", True, f"exception: {type(exc).__name__}: {exc}", ""
+        elapsed = round(time.monotonic() - started, 3)
+        return Result(generated, failed, error, raw, elapsed, tuple(calls))

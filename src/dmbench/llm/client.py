@@ -1,0 +1,381 @@
+"""A thin, recorded layer over the official ``ollama`` client: one system + one user turn.
+
+It keeps the upstream call contract (spec B.2): ``stream`` off, ``think`` sent as a boolean,
+options sent only when set, the reply's content stripped and, when that is empty, the stripped
+thinking instead. What it adds, each recorded per call: an explicit timeout, bounded retries,
+several hosts, a reply cache, and the model digest and server version the reply came from.
+
+Failure names. Upstream called Ollama through ``requests``, so its failure strings read
+``exception: <requests class>: <message>``. dmbench talks through ``ollama``/``httpx``, whose
+exceptions differ; to keep failure strings comparable with the published runs, a failed call is
+reported under the ``requests`` class upstream would have raised for the same condition, and the
+class actually raised is kept in the call record (``error.raised``):
+
+=================================================  ==================  =========
+raised by ollama / httpx                           reported as         retried
+=================================================  ==================  =========
+``ollama.ResponseError`` with status 5xx            ``HTTPError``       yes
+``ollama.ResponseError`` with status 4xx            ``HTTPError``       no
+``httpx.ConnectTimeout``                            ``ConnectTimeout``  yes
+other ``httpx.TimeoutException`` (read, write...)   ``ReadTimeout``     yes
+``ConnectionError``, other ``httpx.TransportError``  ``ConnectionError`` yes
+``ValueError`` (body not JSON / not a chat reply)   ``JSONDecodeError`` no
+=================================================  ==================  =========
+
+The ``HTTPError`` message follows the ``requests`` form (``500 Server Error: Internal Server
+Error for url: <url>``); the other messages are dmbench's own.
+
+Request bodies differ from upstream's only where the ``ollama`` client adds ``"tools": []`` and
+drops a message's ``content`` key when it is empty; Ollama reads both the same way.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from http import HTTPStatus
+from typing import Any, TypeVar
+
+import httpx
+import ollama
+
+from dmbench.errors import DmbenchError
+from dmbench.llm.cache import ResponseCache, cache_key
+
+DEFAULT_TIMEOUT = 600.0
+DEFAULT_HOST = "http://localhost:11434"
+DEFAULT_RETRIES = 2
+DEFAULT_BACKOFF = 2.0
+_OPTION_TYPES = {
+    "temperature": float,
+    "num_predict": int,
+    "seed": int,
+    "top_p": float,
+    "top_k": int,
+    "repeat_penalty": float,
+}
+T = TypeVar("T")
+_REPLY_COUNTS = (
+    "total_duration",
+    "load_duration",
+    "prompt_eval_count",
+    "prompt_eval_duration",
+    "eval_count",
+    "eval_duration",
+    "done_reason",
+)
+
+
+class CacheMissError(DmbenchError):
+    """Offline mode needed a reply (or a model digest) that the cache does not hold."""
+
+
+class OllamaUnavailableError(DmbenchError):
+    """No host could say which model digest and server version a run would use."""
+
+
+class ChatError(Exception):
+    """A call that failed for good; ``str()`` is ``<ReportedClass>: <message>``."""
+
+    def __init__(self, reported: str, message: str, call: dict[str, Any]) -> None:
+        super().__init__(f"{reported}: {message}")
+        self.reported = reported
+        self.message = message
+        self.call = call
+
+
+def now_utc() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def resolve_hosts(hosts: Sequence[str] = ()) -> tuple[str, ...]:
+    """``--host`` values in order, else ``$OLLAMA_HOST``, else upstream's default host."""
+    chosen = [host for host in hosts if host] or [os.environ.get("OLLAMA_HOST") or DEFAULT_HOST]
+    return tuple(host.rstrip("/") for host in chosen)
+
+
+def sha256_text(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """Generation options; only those that are set reach the server."""
+
+    temperature: float | None = None
+    num_predict: int | None = None
+    seed: int | None = None
+    top_p: float | None = None
+    top_k: int | None = None
+    repeat_penalty: float | None = None
+
+    def payload(self) -> dict[str, float | int]:
+        return {
+            name: cast(getattr(self, name))
+            for name, cast in _OPTION_TYPES.items()
+            if getattr(self, name) is not None
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ServerInfo:
+    model_digest: str
+    server_version: str | None
+    hosts: tuple[str, ...] = ()
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "model_digest": self.model_digest,
+            "server_version": self.server_version,
+            "hosts": list(self.hosts),
+            "details": self.details,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ChatReply:
+    text: str
+    call: dict[str, Any]
+
+
+def reply_text(content: str | None, thinking: str | None) -> str:
+    """Upstream's reply: stripped content, or the stripped thinking when content is empty."""
+    text = (content or "").strip()
+    return text if text else (thinking or "").strip()
+
+
+def _status_error(code: int, url: str) -> tuple[str, str, bool]:
+    try:
+        phrase = HTTPStatus(code).phrase
+    except ValueError:
+        phrase = "Unknown"
+    side = "Client" if 400 <= code < 500 else "Server"
+    return "HTTPError", f"{code} {side} Error: {phrase} for url: {url}", code >= 500
+
+
+def _classify(exc: BaseException, url: str, timeout: float) -> tuple[str, str, bool]:
+    """(reported class, message, retry?) for an exception of the ollama/httpx stack."""
+    if isinstance(exc, ollama.ResponseError):
+        return _status_error(exc.status_code, url)
+    if isinstance(exc, httpx.HTTPStatusError):
+        return _status_error(exc.response.status_code, url)
+    if isinstance(exc, httpx.ConnectTimeout):
+        return "ConnectTimeout", f"{url}: no connection within {timeout:g} s", True
+    if isinstance(exc, httpx.TimeoutException):
+        return "ReadTimeout", f"{url}: no reply within {timeout:g} s", True
+    if isinstance(exc, ConnectionError | httpx.TransportError):
+        return "ConnectionError", f"{url}: cannot connect ({exc})", True
+    if isinstance(exc, ValueError):
+        return "JSONDecodeError", f"{url}: reply is not a chat response ({exc})", False
+    return type(exc).__name__, str(exc), False
+
+
+class OllamaChat:
+    """One model on one or more hosts, shared by all worker threads of a run."""
+
+    def __init__(
+        self,
+        model: str,
+        hosts: Sequence[str] = (),
+        timeout: float = DEFAULT_TIMEOUT,
+        think: bool = False,
+        retries: int = DEFAULT_RETRIES,
+        backoff: float = DEFAULT_BACKOFF,
+        cache: ResponseCache | None = None,
+        offline: bool = False,
+        sample: int = 1,
+    ) -> None:
+        if offline and cache is None:
+            raise DmbenchError("offline mode needs a reply cache to replay from")
+        self.model = model
+        self.hosts = resolve_hosts(hosts)
+        self.timeout = float(timeout)
+        self.think = think
+        self.retries = retries
+        self.backoff = backoff
+        self.cache = cache
+        self.offline = offline
+        self.sample = sample
+        self._clients = {host: ollama.Client(host=host, timeout=self.timeout) for host in self.hosts}
+        self._lock = threading.Lock()
+        self._in_flight = dict.fromkeys(self.hosts, 0)
+        self._turn = 0
+        self._info_lock = threading.Lock()
+        self._info: ServerInfo | None = None
+
+    # -- hosts ---------------------------------------------------------------------------------
+
+    def _acquire(self, host: str | None) -> str:
+        """The least busy host, ties taken in turn, so workers spread over all hosts."""
+        with self._lock:
+            if host is None:
+                self._turn = (self._turn + 1) % len(self.hosts)
+                order = self.hosts[self._turn :] + self.hosts[: self._turn]
+                host = min(order, key=lambda h: self._in_flight[h])
+            self._in_flight[host] += 1
+            return host
+
+    def _release(self, host: str) -> None:
+        with self._lock:
+            self._in_flight[host] -= 1
+
+    def _with_retries(
+        self, path: str, request: Callable[[ollama.Client], T], host: str | None = None
+    ) -> tuple[T, str, int]:
+        """Run ``request`` on ``host`` (or the least busy one); retry transient failures."""
+        attempt = 0
+        while True:
+            attempt += 1
+            chosen = self._acquire(host)
+            try:
+                return request(self._clients[chosen]), chosen, attempt
+            except Exception as exc:  # every failure is classified and reported, none is lost
+                reported, message, retry = _classify(exc, f"{chosen}{path}", self.timeout)
+                if not retry or attempt > self.retries:
+                    raise ChatError(
+                        reported,
+                        message,
+                        {"host": chosen, "attempts": attempt, "raised": type(exc).__name__},
+                    ) from exc
+            finally:
+                self._release(chosen)
+            time.sleep(self.backoff * 2 ** (attempt - 1))
+
+    # -- what runs on the server ---------------------------------------------------------------
+
+    def _ask_host(self, client: ollama.Client) -> tuple[str, str | None, dict[str, Any]]:
+        # The ollama client has no call for /api/version; its own httpx client keeps host,
+        # headers and timeout identical to the chat calls.
+        version = client._client.get("/api/version")
+        version.raise_for_status()
+        listed = {m.model: m.digest for m in client.list().models}
+        shown = client.show(self.model)
+        digest = listed.get(self.model) or listed.get(f"{self.model}:latest")
+        if not digest:
+            shown_json = shown.model_dump_json(exclude_none=True).encode("utf-8")
+            digest = "show-sha256:" + hashlib.sha256(shown_json).hexdigest()
+        details = shown.details.model_dump(exclude_none=True) if shown.details else {}
+        return digest, version.json().get("version"), details
+
+    def server_info(self) -> ServerInfo:
+        """Model digest and server version, asked once; offline, remembered by the cache."""
+        with self._info_lock:
+            if self._info is None:
+                self._info = self._fetch_info()
+            return self._info
+
+    def _fetch_info(self) -> ServerInfo:
+        if self.offline:
+            assert self.cache is not None
+            known = self.cache.model_info(self.model)
+            if known is None:
+                raise CacheMissError(
+                    f"offline: the reply cache {self.cache.root} has never seen model "
+                    f"{self.model!r}; run once without --offline"
+                )
+            return ServerInfo(
+                known["model_digest"], known.get("server_version"), (), known.get("details", {})
+            )
+        answers = {}
+        for host in self.hosts:
+            try:
+                answers[host], _, _ = self._with_retries("/api/version", self._ask_host, host)
+            except ChatError as exc:
+                raise OllamaUnavailableError(
+                    f"cannot ask Ollama at {host} about model {self.model!r}: {exc}; "
+                    "start `ollama serve`, `ollama pull` the model, or pass --host URL"
+                ) from exc
+        digests = {digest for digest, _, _ in answers.values()}
+        if len(digests) > 1:
+            raise OllamaUnavailableError(
+                f"hosts disagree on model {self.model!r} ({', '.join(sorted(digests))}); "
+                "a run must use one model version: pass --host only for hosts that agree"
+            )
+        digest, version, details = next(iter(answers.values()))
+        info = ServerInfo(digest, version, self.hosts, details)
+        if self.cache is not None:
+            self.cache.remember_model(self.model, info.to_dict())
+        return info
+
+    def chat(self, system: str, user: str, options: Options) -> ChatReply:
+        """One call: cache, else the server (with retries); raises :class:`ChatError`."""
+        messages = ([{"role": "system", "content": system}] if system else []) + [
+            {"role": "user", "content": user}
+        ]
+        sent_options = options.payload()
+        call: dict[str, Any] = {
+            "model": self.model,
+            "think": self.think,
+            "options": sent_options,
+            "prompt_sha256": {"system": sha256_text(system), "user": sha256_text(user)},
+            "started_utc": now_utc(),
+        }
+        started = time.monotonic()
+        try:
+            info = self.server_info()
+        except OllamaUnavailableError as exc:
+            cause = exc.__cause__
+            assert isinstance(cause, ChatError)
+            call.update(cause.call, error={"reported": cause.reported, "message": cause.message})
+            raise ChatError(cause.reported, cause.message, call) from exc
+        key = cache_key(info.model_digest, messages, sent_options, self.think, self.sample)
+        call.update(model_digest=info.model_digest, server_version=info.server_version, cache_key=key)
+        cached = self.cache.get(key) if self.cache is not None else None
+        if cached is not None:
+            response, host, attempts = cached["response"], cached.get("host"), 0
+        elif self.offline:
+            raise CacheMissError(
+                f"offline: no cached reply for model {self.model!r} (key {key[:12]}…) in "
+                f"{self.cache.root if self.cache else '-'}; run without --offline to ask the server"
+            )
+        else:
+            try:
+                reply, host, attempts = self._with_retries(
+                    "/api/chat",
+                    lambda client: client.chat(
+                        model=self.model,
+                        messages=messages,
+                        stream=False,
+                        think=self.think,
+                        options=sent_options or None,
+                    ),
+                )
+            except ChatError as exc:
+                call.update(exc.call, wall_seconds=round(time.monotonic() - started, 3))
+                call["error"] = {"reported": exc.reported, "message": exc.message}
+                raise ChatError(exc.reported, exc.message, call) from exc
+            response = reply.model_dump(mode="json", exclude_none=True)
+            if self.cache is not None:
+                self.cache.put(
+                    key,
+                    {
+                        "model": self.model,
+                        "model_digest": info.model_digest,
+                        "server_version": info.server_version,
+                        "host": host,
+                        "messages": messages,
+                        "options": sent_options,
+                        "think": self.think,
+                        "sample": self.sample,
+                        "response": response,
+                        "stored_utc": now_utc(),
+                    },
+                )
+        message = response.get("message") or {}
+        content, thinking = message.get("content"), message.get("thinking")
+        call.update(
+            host=host,
+            cached=cached is not None,
+            attempts=attempts,
+            wall_seconds=round(time.monotonic() - started, 3),
+            **{name: response.get(name) for name in _REPLY_COUNTS},
+            reply={"content": content, "thinking": thinking},
+            used_thinking=not (content or "").strip() and bool((thinking or "").strip()),
+        )
+        return ChatReply(reply_text(content, thinking), call)
