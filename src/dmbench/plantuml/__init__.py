@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dmbench.plantuml._compat import parse_compat
 from dmbench.plantuml._errors import ParseError
+from dmbench.plantuml._standard import parse_standard
 from dmbench.plantuml._validator import ValidationResult, validate
 from dmbench.plantuml.model import Attribute, Class, Diagram, Enum, Note, Relationship
 
@@ -19,7 +20,7 @@ def parse(text: str, reading: str = "standard") -> Diagram:
     if reading == "compat":
         return parse_compat(text)
     if reading == "standard":
-        raise NotImplementedError("the standard reading lands in the next commit")
+        return parse_standard(text)
     raise ValueError(f"unknown reading {reading!r}; choose one of {', '.join(READINGS)}")
 
 

@@ -1,0 +1,348 @@
+"""The ``standard`` reading: the text as PlantUML means it, over ``grammar.lark``.
+
+The grammar defines what each line may say; this module removes comments, tracks which body a
+line belongs to (class, enum, note, package) and turns the parse trees into a ``Diagram``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+
+from lark import Lark, Token, Tree
+from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
+
+from dmbench.plantuml._compat import NO_BLOCK
+from dmbench.plantuml._errors import ParseError
+from dmbench.plantuml.model import Attribute, Class, Diagram, Enum, Note, Relationship
+
+_BLOCK = re.compile(r"@startuml(.*?)@enduml", re.S)
+_BLOCK_COMMENT = re.compile(r"/'.*?'/", re.S)
+_TRAILING_SLASHES = re.compile(r"(^|\s)//.*$")
+_END_NOTE = re.compile(r"^end\s?note$")
+
+
+def grammar_text() -> str:
+    return resources.files("dmbench.plantuml").joinpath("grammar.lark").read_text("utf-8")
+
+
+@cache
+def parser() -> Lark:
+    return Lark(
+        grammar_text(),
+        parser="lalr",
+        start=["top_line", "member_line", "enum_line"],
+        propagate_positions=True,
+    )
+
+
+def parse_standard(text: str) -> Diagram:
+    """Read ``text`` as PlantUML does; raise ``ParseError`` at the first line it cannot read."""
+    block = _BLOCK.search(text)
+    if block is None:
+        raise ParseError(NO_BLOCK, line=1, column=1, line_text=text.split("\n", 1)[0])
+    first_line = text.count("\n", 0, block.start(1)) + 1
+    lines = _strip_comments(block.group(1)).split("\n")
+    return _Reader(lines, first_line).read()
+
+
+def _strip_comments(body: str) -> str:
+    """Blank out comments, keeping every line and column where it was."""
+    body = _BLOCK_COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), body)
+    out = []
+    for line in body.split("\n"):
+        line = line.rstrip("\r")
+        if line.lstrip().startswith("'"):
+            out.append("")
+        else:
+            out.append(_TRAILING_SLASHES.sub("", line))
+    return "\n".join(out)
+
+
+def _span(tree: Tree | Token, line: str) -> str:
+    """The source text a subtree was read from (types keep their spelling)."""
+    if isinstance(tree, Token):
+        return str(tree)
+    return line[tree.meta.start_pos : tree.meta.end_pos]
+
+
+def classify_arrow(arrow: str) -> tuple[str, bool]:
+    """(kind, swap): what a PlantUML arrow means, and whether its right end is the source.
+
+    The source is the whole for composition and aggregation, the parent for inheritance and
+    the tail otherwise.
+    """
+    left = re.match(r"<\||<|\*|o|#|\+", arrow)
+    right = re.search(r"(\|>|>|\*|o|#|\+)$", arrow)
+    heads = (left.group(0) if left else "", right.group(1) if right else "")
+    for marks, kind in ((("<|", "|>"), "inheritance"), (("*",), "composition"), (("o",), "aggregation")):
+        if heads[0] in marks:
+            return kind, False
+        if heads[1] in marks:
+            return kind, True
+    dotted = "." in arrow
+    if heads[0] == "<" and heads[1] != ">":
+        return ("dependency" if dotted else "directed"), True
+    if heads[1] == ">" and heads[0] != "<":
+        return ("dependency" if dotted else "directed"), False
+    return ("dependency" if dotted else "association"), False
+
+
+@dataclass
+class _Builder:
+    """Collects declarations; PlantUML merges repeated declarations of one name."""
+
+    classes: dict[str, Class] = field(default_factory=dict)
+    enums: dict[str, Enum] = field(default_factory=dict)
+    relationships: list[Relationship] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)
+    mentioned: set[str] = field(default_factory=set)
+
+    def add_class(self, cls: Class) -> None:
+        old = self.classes.get(cls.name)
+        if old is not None:
+            cls = Class(
+                cls.name,
+                old.is_abstract or cls.is_abstract,
+                old.attributes + cls.attributes,
+                old.nested_enums + cls.nested_enums,
+            )
+        self.classes[cls.name] = cls
+
+    def add_enum(self, enum: Enum) -> None:
+        old = self.enums.get(enum.name)
+        if old is not None:
+            enum = Enum(enum.name, old.values + enum.values, old.is_inline and enum.is_inline)
+        self.enums[enum.name] = enum
+
+    def relate(self, relationship: Relationship, *names: str) -> None:
+        self.relationships.append(relationship)
+        self.mentioned.update(names)
+
+    def diagram(self) -> Diagram:
+        return Diagram(
+            classes=tuple(self.classes.values()),
+            enums=tuple(self.enums.values()),
+            relationships=tuple(self.relationships),
+            notes=tuple(self.notes),
+            implicit_classes=tuple(sorted(self.mentioned - self.classes.keys())),
+        )
+
+
+@dataclass
+class _Reader:
+    lines: list[str]
+    first_line: int
+    out: _Builder = field(default_factory=_Builder)
+    packages: int = 0
+
+    def read(self) -> Diagram:
+        i = 1  # line 0 is the rest of the @startuml line: a diagram name, ignored
+        while i < len(self.lines):
+            i = self._top_level(i)
+        if self.packages:
+            raise self._error(len(self.lines) - 1, "a package is opened but never closed")
+        return self.out.diagram()
+
+    def _parse(self, i: int, start: str) -> Tree:
+        try:
+            return parser().parse(self.lines[i], start=start)
+        except UnexpectedInput as exc:
+            raise self._unexpected(i, exc) from None
+
+    def _top_level(self, i: int) -> int:
+        line = self.lines[i].strip()
+        if not line:
+            return i + 1
+        if line.endswith("{") and line.startswith("skinparam"):
+            return self._skip_block(i)
+        node = self._parse(i, "top_line").children[0]
+        if isinstance(node, Token):
+            return i + 1
+        handler = getattr(self, f"_{node.data}")
+        return handler(i, node)
+
+    def _class_decl(self, i: int, node: Tree) -> int:
+        kind, name, *rest = node.children
+        name = str(name)
+        abstract = kind.data != "plain_class"
+        body = next((c for c in rest if isinstance(c, Tree) and c.data.endswith("body")), None)
+        for parents in (c for c in rest if isinstance(c, Tree) and c.data == "parents"):
+            for parent in parents.children:
+                parent = str(parent)
+                self.out.relate(Relationship("inheritance", parent, name), parent, name)
+        if body is None or body.data == "inline_body":
+            members = body.children[0] if body is not None and body.children else None
+            attributes = self._members(i, members) if members is not None else ()
+            self.out.add_class(Class(name, abstract, attributes))
+            return i + 1
+        return self._class_body(i, name, abstract)
+
+    def _class_body(self, i: int, name: str, abstract: bool) -> int:
+        attributes: list[Attribute] = []
+        nested: list[Enum] = []
+        j = i + 1
+        while j < len(self.lines):
+            line = self.lines[j].strip()
+            if line == "}":
+                self.out.add_class(Class(name, abstract, tuple(attributes), tuple(nested)))
+                return j + 1
+            if line:
+                node = self._parse(j, "member_line").children[0]
+                if node.data == "enum_decl":
+                    enum, j = self._enum(j, node)
+                    nested.append(enum)
+                    continue
+                attributes.extend(self._members(j, node))
+            j += 1
+        raise self._error(i, f"class {name!r} is opened but never closed (no line with '}}')")
+
+    def _members(self, i: int, member_list: Tree) -> tuple[Attribute, ...]:
+        attributes = []
+        for member in member_list.children:
+            attribute = member.children[-1]
+            if attribute.data != "method":
+                attributes.append(self._attribute(i, attribute))
+        return tuple(attributes)
+
+    def _attribute(self, i: int, node: Tree) -> Attribute:
+        line = self.lines[i]
+        parts = {c.data if isinstance(c, Tree) else c.type: c for c in node.children}
+        default = parts.get("default")
+        value = default.children[0].strip() if default is not None else None
+        names = [c for c in node.children if isinstance(c, Token) and c.type == "IDENT"]
+        type_ = _span(parts["type"], line) if "type" in parts else None
+        return Attribute(str(names[-1]), type_, value, node.data == "constant")
+
+    def _enum_decl(self, i: int, node: Tree) -> int:
+        enum, j = self._enum(i, node)
+        self.out.add_enum(enum)
+        return j
+
+    def _enum(self, i: int, node: Tree) -> tuple[Enum, int]:
+        """An enum declared at line ``i`` (inline or as a block); return it and the next line."""
+        name = str(node.children[0])
+        body = node.children[-1] if isinstance(node.children[-1], Tree) else None
+        if body is None or body.data == "inline_enum_body":
+            values = _literals(body.children[0]) if body is not None and body.children else ()
+            return Enum(name, values, is_inline=body is not None), i + 1
+        values: list[str] = []
+        for j in range(i + 1, len(self.lines)):
+            line = self.lines[j].strip()
+            if line == "}":
+                return Enum(name, tuple(values)), j + 1
+            if line:
+                values.extend(_literals(self._parse(j, "enum_line").children[0]))
+        raise self._error(i, f"enum {name!r} is opened but never closed (no line with '}}')")
+
+    def _relationship(self, i: int, node: Tree) -> int:
+        tokens: dict[str, list[Token]] = {}
+        for child in node.children:
+            tokens.setdefault(child.type, []).append(child)
+        source, target = (str(end) for end in tokens["IDENT"])
+        arrow = tokens["ARROW"][0]
+        source_card = target_card = None
+        for card in tokens.get("CARDINALITY", []):
+            if card.start_pos < arrow.start_pos:
+                source_card = str(card[1:-1])
+            else:
+                target_card = str(card[1:-1])
+        kind, swap = classify_arrow(arrow)
+        if swap:
+            source, target, source_card, target_card = target, source, target_card, source_card
+        label = _label(tokens.get("LABEL"))
+        self.out.relate(
+            Relationship(kind, source, target, source_card, target_card, label), source, target
+        )
+        return i + 1
+
+    def _assoc_class(self, i: int, node: Tree) -> int:
+        a, b, _arrow, target, *label = (str(child) for child in node.children)
+        self.out.relate(
+            Relationship(
+                "association_class",
+                f"({a}, {b})",
+                target,
+                label=_label(label),
+                association_members=(a, b),
+            ),
+            a,
+            b,
+            target,
+        )
+        return i + 1
+
+    def _member_of(self, i: int, node: Tree) -> int:
+        name, member = str(node.children[0]), node.children[1]
+        attribute = member.children[-1]
+        attributes = () if attribute.data == "method" else (self._attribute(i, attribute),)
+        self.out.add_class(Class(name, attributes=attributes))
+        self.out.mentioned.add(name)
+        return i + 1
+
+    def _note_decl(self, i: int, node: Tree) -> int:
+        header = str(node.children[0]).strip()
+        if header.startswith('"'):
+            content, _, position = header[1:].partition('"')
+            self.out.notes.append(Note(content, position.strip()))
+            return i + 1
+        if ":" in header:
+            position, content = header.split(":", 1)
+            self.out.notes.append(Note(content.strip(), position.strip()))
+            return i + 1
+        for j in range(i + 1, len(self.lines)):
+            if _END_NOTE.match(self.lines[j].strip()):
+                content = "\n".join(line.strip() for line in self.lines[i + 1 : j]).strip()
+                self.out.notes.append(Note(content, header))
+                return j + 1
+        raise self._error(i, "note is opened but never closed (no 'end note' line)")
+
+    def _package_open(self, i: int, node: Tree) -> int:
+        self.packages += 1
+        return i + 1
+
+    def _block_close(self, i: int, node: Tree) -> int:
+        if not self.packages:
+            raise self._error(i, "'}' closes nothing")
+        self.packages -= 1
+        return i + 1
+
+    def _skip_block(self, i: int) -> int:
+        for j in range(i + 1, len(self.lines)):
+            if self.lines[j].strip() == "}":
+                return j + 1
+        raise self._error(i, "skinparam block is opened but never closed")
+
+    def _line_number(self, i: int) -> int:
+        return self.first_line + i
+
+    def _error(self, i: int, message: str) -> ParseError:
+        line = self.lines[i]
+        column = len(line) - len(line.lstrip()) + 1
+        number = self._line_number(i)
+        return ParseError(
+            f"line {number}: {message}", line=number, column=column, line_text=line
+        )
+
+    def _unexpected(self, i: int, exc: UnexpectedInput) -> ParseError:
+        line = self.lines[i]
+        column = exc.column if isinstance(exc.column, int) and exc.column > 0 else 1
+        if isinstance(exc, UnexpectedCharacters):
+            found = repr(line[column - 1])
+        elif isinstance(exc, UnexpectedToken) and exc.token.type != "$END":
+            found = repr(str(exc.token))
+        else:
+            found = "the end of the line"
+        number = self._line_number(i)
+        message = f"line {number}, column {column}: cannot read {found} here: {line.strip()!r}"
+        return ParseError(message, line=number, column=column, line_text=line)
+
+
+def _literals(items: Tree) -> tuple[str, ...]:
+    return tuple(str(item.children[0]) for item in items.children)
+
+
+def _label(tokens: list[str] | None) -> str | None:
+    return str(tokens[0])[1:].strip() if tokens else None
