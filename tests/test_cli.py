@@ -1,0 +1,35 @@
+"""The command line as a user meets it: every command has help and is in the README."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+from click.testing import CliRunner
+
+from dmbench.cli import main
+
+README = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+
+
+def _commands(group: click.Group, prefix: str = "dmbench"):
+    for name, command in sorted(group.commands.items()):
+        yield f"{prefix} {name}", command
+        if isinstance(command, click.Group):
+            yield from _commands(command, f"{prefix} {name}")
+
+
+def test_every_command_has_help_and_is_documented_in_the_readme() -> None:
+    for path, command in _commands(main):
+        assert command.help, f"{path} has no help text"
+        assert f"`{path}" in README, f"{path} is not documented in README.md"
+        result = CliRunner().invoke(main, [*path.split()[1:], "--help"])
+        assert result.exit_code == 0, result.output
+
+
+def test_readme_gives_exactly_two_setup_commands() -> None:
+    section = README.split("## Set-up", 1)[1].split("\n## ", 1)[0]
+    commands = [line for line in section.splitlines() if line.startswith("bash scripts/")]
+    assert commands == ["bash scripts/reproduce.sh", "bash scripts/test.sh"]
+    ci = (Path(__file__).resolve().parents[1] / ".ci/run").read_text()
+    assert "bash scripts/test.sh" in ci

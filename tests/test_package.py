@@ -1,0 +1,200 @@
+"""The built data package: 53 byte-exact records, all-or-nothing builds, and validation."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from dmbench.cli import main
+from dmbench.errors import SourceError
+from dmbench.package import build, load_records, validate_package
+from dmbench.sources import BENCHMARK_REPO, pinned, read_verified
+
+CORPORA = {
+    "ds1": "Data/data-source-1/kaiser_clean.json",
+    "ds2": "Data/data-source-2/reference_clean.json",
+}
+
+
+@pytest.fixture(scope="session")
+def built(tmp_path_factory, upstream_dir: Path) -> Path:
+    package = tmp_path_factory.mktemp("package")
+    build(package, upstream_dir)
+    return package
+
+
+@pytest.fixture()
+def package_copy(built: Path, tmp_path: Path) -> Path:
+    copy = tmp_path / "package"
+    shutil.copytree(built, copy)
+    return copy
+
+
+def _tree_digest(root: Path) -> dict[str, str]:
+    return {
+        p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
+
+
+class TestRecords:
+    def test_53_records_45_ds1_8_ds2(self, built: Path) -> None:
+        records = load_records(built)
+        assert len(records) == 53
+        assert [r.dataset for r in records].count("ds1") == 45
+        assert [r.dataset for r in records].count("ds2") == 8
+        assert records[0].record_id == "ds1-AirTravel"
+
+    def test_every_text_and_reference_is_byte_identical_to_the_pinned_corpus(
+        self, built: Path, upstream_dir: Path
+    ) -> None:
+        """Each text and reference hashes like the string in the sha256-pinned upstream file."""
+        stored = {r.record_id: r for r in load_records(built)}
+        for dataset, path in CORPORA.items():
+            pin = pinned(f"{BENCHMARK_REPO}/{path}")
+            items = json.loads(read_verified(upstream_dir, pin))
+            for item in items:
+                record = stored[f"{dataset}-{item['id']}"]
+                for ours, theirs in ((record.text, item["nlt"]), (record.reference, item["puml"])):
+                    assert hashlib.sha256(ours.encode()).digest() == hashlib.sha256(
+                        theirs.encode()
+                    ).digest()
+                assert record.source_sha256 == pin.sha256
+
+    def test_frictionless_reads_the_same_bytes(self, built: Path) -> None:
+        """What frictionless reads from the CSV is what dmbench wrote, newlines included."""
+        from frictionless import Package
+
+        rows = Package(str(built / "datapackage.json")).get_resource("records").read_rows()
+        for row, record in zip(rows, load_records(built), strict=True):
+            assert row["text"] == record.text
+            assert row["reference"] == record.reference
+
+
+class TestBuild:
+    def test_frictionless_cli_accepts_the_package(self, built: Path) -> None:
+        frictionless = Path(sys.executable).with_name("frictionless")
+        result = subprocess.run(
+            [str(frictionless), "validate", "datapackage.json"],
+            cwd=built,
+            capture_output=True,
+            text=True,
+        )
+        assert result.returncode == 0, result.stdout[-3000:]
+
+    def test_descriptor_declares_v2_and_sha256_hashes(self, built: Path) -> None:
+        descriptor = json.loads((built / "datapackage.json").read_text())
+        assert descriptor["$schema"] == "https://datapackage.org/profiles/2.0/datapackage.json"
+        names = [r["name"] for r in descriptor["resources"]]
+        assert names == ["records", "prompts", "runs", "outputs", "scores", "files"]
+        for resource in descriptor["resources"]:
+            data = (built / resource["path"]).read_bytes()
+            assert resource["bytes"] == len(data)
+            assert resource["hash"] == "sha256:" + hashlib.sha256(data).hexdigest()
+
+    def test_altered_source_byte_fails_build_and_keeps_previous_package(
+        self, package_copy: Path, upstream_dir: Path, tmp_path: Path
+    ) -> None:
+        """One altered byte in a mirrored file stops the build, naming it; nothing changes."""
+        sources = tmp_path / "sources"
+        shutil.copytree(upstream_dir, sources)
+        target = sources / BENCHMARK_REPO / "Candidates/text2uml-kaiser/zero_shot/prompt.txt"
+        data = bytearray(target.read_bytes())
+        data[0] ^= 0x20
+        target.write_bytes(bytes(data))
+        before = _tree_digest(package_copy)
+        result = CliRunner().invoke(
+            main, ["build", "--sources", str(sources), "--package", str(package_copy)]
+        )
+        assert result.exit_code == 1
+        assert "prompt.txt: sha256 mismatch" in result.output
+        assert _tree_digest(package_copy) == before
+        assert not list(package_copy.glob(".dmbench-build-*"))
+
+    def test_build_api_raises_source_error(self, tmp_path: Path) -> None:
+        with pytest.raises(SourceError, match="missing"):
+            build(tmp_path / "pkg", tmp_path / "no-sources")
+
+
+def _rewrite_csv_cell(path: Path, row_index: int, column: str, value: str) -> None:
+    with path.open(encoding="utf-8", newline="") as handle:
+        rows = list(csv.reader(handle))
+    rows[row_index + 1][rows[0].index(column)] = value
+    with path.open("w", encoding="utf-8", newline="") as handle:
+        csv.writer(handle, lineterminator="\n").writerows(rows)
+
+
+def _messages(package: Path) -> str:
+    report = validate_package(package)
+    assert not report.valid
+    return report.render()
+
+
+class TestValidate:
+    def test_built_package_is_valid_and_json_matches_library(self, built: Path) -> None:
+        """`dmbench validate --json` prints exactly the library's report."""
+        result = CliRunner().invoke(main, ["validate", str(built), "--json"])
+        assert result.exit_code == 0, result.output
+        assert json.loads(result.output) == validate_package(built).to_dict()
+
+    def test_corrupt_row_is_reported_with_its_location(self, package_copy: Path) -> None:
+        _rewrite_csv_cell(package_copy / "data/records.csv", 3, "dataset", "ds9")
+        assert 'constraint "enum"' in _messages(package_copy)
+
+    def test_altered_text_fails_its_content_hash(self, package_copy: Path) -> None:
+        _rewrite_csv_cell(package_copy / "data/records.csv", 0, "text", "changed")
+        message = _messages(package_copy)
+        assert "record ds1-AirTravel" in message
+        assert "text does not match text_sha256" in message
+
+    def test_wrong_resource_hash_is_reported(self, package_copy: Path) -> None:
+        descriptor_path = package_copy / "datapackage.json"
+        descriptor = json.loads(descriptor_path.read_text())
+        descriptor["resources"][0]["hash"] = "sha256:" + "0" * 64
+        descriptor_path.write_text(json.dumps(descriptor))
+        assert "hash-count" in _messages(package_copy)
+
+    def test_wrong_byte_count_is_reported(self, package_copy: Path) -> None:
+        descriptor_path = package_copy / "datapackage.json"
+        descriptor = json.loads(descriptor_path.read_text())
+        descriptor["resources"][2]["bytes"] += 1
+        descriptor_path.write_text(json.dumps(descriptor))
+        assert "byte-count" in _messages(package_copy)
+
+    def test_altered_run_file_fails_its_listed_hash(self, package_copy: Path) -> None:
+        run_file = sorted((package_copy / "runs").glob("*/outputs.jsonl"))[0]
+        run_file.write_bytes(run_file.read_bytes() + b"\n")
+        message = _messages(package_copy)
+        assert run_file.relative_to(package_copy).as_posix() in message
+        assert "expected sha256" in message
+
+    def test_dangling_foreign_key_is_reported(self, package_copy: Path) -> None:
+        _rewrite_csv_cell(package_copy / "data/outputs.csv", 5, "record_id", "ds1-Nowhere")
+        message = _messages(package_copy)
+        assert "record_id ('ds1-Nowhere',) has no row in records" in message
+        assert "data/outputs.csv, line" in message
+
+    def test_duplicate_key_is_reported(self, package_copy: Path) -> None:
+        _rewrite_csv_cell(package_copy / "data/records.csv", 1, "record_id", "ds1-AirTravel")
+        assert "duplicate-key" in _messages(package_copy)
+
+    def test_run_json_against_its_json_schema(self, package_copy: Path) -> None:
+        run_json = sorted((package_copy / "runs").glob("*/run.json"))[0]
+        data = json.loads(run_json.read_text())
+        data["candidate"] = "oracle"
+        run_json.write_text(json.dumps(data))
+        assert "candidate: 'oracle' is not one of" in _messages(package_copy)
+
+    def test_missing_package_says_what_to_do(self, tmp_path: Path) -> None:
+        result = CliRunner().invoke(main, ["validate", str(tmp_path)])
+        assert result.exit_code == 1
+        assert "run `dmbench build` first" in result.output

@@ -1,0 +1,174 @@
+"""The pinned sources: hash checks, and the download path against a real local HTTP server."""
+
+from __future__ import annotations
+
+import hashlib
+import http.server
+import io
+import tarfile
+import threading
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from dmbench.cli import main
+from dmbench.errors import SourceError
+from dmbench.sources import pinned_files, read_verified, repositories, verify_all
+from dmbench.sources.fetch import extract_pinned
+
+
+def _archive(upstream: Path, repo, tamper: str | None = None, extra=()) -> bytes:
+    """A codeload-style tar.gz of the repository's pinned files under ``<name>-<commit>/``."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        for pin in repo.files:
+            data = (upstream / pin.relpath).read_bytes()
+            if pin.path == tamper:
+                data = data[:-1] + bytes([data[-1] ^ 1])
+            info = tarfile.TarInfo(f"{repo.name}-{repo.commit}/{pin.path}")
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+        for info, data in extra:
+            tar.addfile(info, io.BytesIO(data) if data is not None else None)
+    return buffer.getvalue()
+
+
+class _ArchiveServer:
+    """Serves ``/<owner>/<repo>/tar.gz/<commit>`` from a dict on 127.0.0.1."""
+
+    def __init__(self, archives: dict[str, bytes]) -> None:
+        archives_ = archives
+        self.requests: list[str] = []
+        requests = self.requests
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # noqa: N802
+                requests.append(self.path)
+                body = archives_.get(self.path)
+                if body is None:
+                    self.send_error(404)
+                    return
+                self.send_response(200)
+                self.send_header("Content-Type", "application/x-gzip")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args) -> None:
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def __enter__(self) -> _ArchiveServer:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def _served(upstream: Path, tamper: str | None = None) -> dict[str, bytes]:
+    return {
+        f"/{repo.owner}/{repo.name}/tar.gz/{repo.commit}": _archive(upstream, repo, tamper)
+        for repo in repositories()
+    }
+
+
+class TestPins:
+    def test_every_pinned_file_of_the_mirror_verifies(self, upstream_dir: Path) -> None:
+        """The mirrored sources are exactly the pinned bytes (52 + 8 files)."""
+        files = verify_all(upstream_dir)
+        assert len(files) == 60
+        for pin in pinned_files():
+            assert len(files[pin.relpath]) == pin.bytes
+
+    def test_altered_file_names_file_and_both_hashes(self, upstream_dir: Path, tmp_path) -> None:
+        """One flipped byte is reported with the file, expected and actual sha256."""
+        pin = next(p for p in pinned_files() if p.path.endswith("kaiser_clean.json"))
+        copy = tmp_path / pin.relpath
+        copy.parent.mkdir(parents=True)
+        data = bytearray((upstream_dir / pin.relpath).read_bytes())
+        data[100] ^= 1
+        copy.write_bytes(bytes(data))
+        with pytest.raises(SourceError) as error:
+            read_verified(tmp_path, pin)
+        message = str(error.value)
+        assert str(copy) in message
+        assert pin.sha256 in message
+        assert hashlib.sha256(bytes(data)).hexdigest() in message
+
+    def test_missing_file_is_named(self, tmp_path) -> None:
+        pin = pinned_files()[0]
+        with pytest.raises(SourceError, match="missing"):
+            read_verified(tmp_path, pin)
+
+
+class TestFetch:
+    def test_fetch_from_local_mirror_gives_the_pinned_files(self, upstream_dir, tmp_path) -> None:
+        """`sources fetch --base-url` downloads both archives over HTTP and extracts only pins."""
+        cache = tmp_path / "cache"
+        with _ArchiveServer(_served(upstream_dir)) as server:
+            result = CliRunner().invoke(
+                main, ["sources", "fetch", "--cache", str(cache), "--base-url", server.url]
+            )
+        assert result.exit_code == 0, result.output
+        assert len(server.requests) == 2
+        assert verify_all(cache).keys() == verify_all(upstream_dir).keys()
+        extracted = sorted(p.relative_to(cache).as_posix() for p in cache.rglob("*") if p.is_file())
+        assert extracted == sorted(pin.relpath for pin in pinned_files())
+
+    def test_tampered_member_stops_fetch_and_writes_nothing(self, upstream_dir, tmp_path) -> None:
+        """An archive member whose bytes differ from its pin is refused before any file lands."""
+        cache = tmp_path / "cache"
+        tampered = "Data/data-source-2/reference_clean.json"
+        with _ArchiveServer(_served(upstream_dir, tamper=tampered)) as server:
+            result = CliRunner().invoke(
+                main, ["sources", "fetch", "--cache", str(cache), "--base-url", server.url]
+            )
+        assert result.exit_code == 1
+        assert "reference_clean.json: sha256 mismatch" in result.output
+        assert not (cache / "Automated-DomainModel-Benchmark").exists()
+
+    def test_unreachable_mirror_is_one_clear_error(self, tmp_path) -> None:
+        with _ArchiveServer({}) as server:
+            result = CliRunner().invoke(
+                main, ["sources", "fetch", "--cache", str(tmp_path), "--base-url", server.url]
+            )
+        assert result.exit_code == 1
+        assert "download failed" in result.output
+        assert "Traceback" not in result.output
+
+
+def _member(name: str, kind: bytes = tarfile.REGTYPE, linkname: str = "") -> tarfile.TarInfo:
+    info = tarfile.TarInfo(name)
+    info.type = kind
+    info.linkname = linkname
+    return info
+
+
+@pytest.mark.parametrize(
+    ("member", "reason"),
+    [
+        (_member("/etc/passwd"), "path escapes"),
+        (_member("repo-x/../../evil"), "path escapes"),
+        (_member("repo-x/link", tarfile.SYMTYPE, "/etc/passwd"), "link"),
+        (_member("repo-x/hard", tarfile.LNKTYPE, "repo-x/LICENSE"), "link"),
+        (_member("repo-x/dev", tarfile.CHRTYPE), "device"),
+        (_member("repo-x/fifo", tarfile.FIFOTYPE), "device or fifo"),
+    ],
+)
+def test_unsafe_archive_members_are_refused(upstream_dir, tmp_path, member, reason) -> None:
+    """Absolute paths, `..`, links and devices are refused, whatever else the archive holds."""
+    repo = repositories()[1]
+    data = None if member.type != tarfile.REGTYPE else b""
+    archive = _archive(upstream_dir, repo, extra=[(member, data)])
+    with pytest.raises(SourceError, match=reason):
+        extract_pinned(repo, archive, tmp_path, "test.tar.gz")
+    assert not any(tmp_path.iterdir())
