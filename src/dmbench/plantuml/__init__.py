@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 from dmbench.plantuml._compat import parse_compat
+from dmbench.plantuml._emit import emit
 from dmbench.plantuml._errors import ParseError
 from dmbench.plantuml._standard import parse_standard
 from dmbench.plantuml._validator import ValidationResult, validate
@@ -34,6 +35,7 @@ __all__ = [
     "ParseError",
     "Relationship",
     "ValidationResult",
+    "emit",
     "parse",
     "validate",
 ]
