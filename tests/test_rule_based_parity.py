@@ -1,0 +1,142 @@
+"""rule_based against the published upstream runs (issue 5 acceptance, spec A and G).
+
+The expected outputs are the published artifacts
+``../shared/upstream/Automated-DomainModel-Benchmark/Workflow/Results/runs/rule_based_*.json``
+(three runs per dataset), read as they are; nothing here is a golden file of ours.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from dmbench.candidates import Record
+from dmbench.candidates.rule_based import RuleBasedCandidate
+
+BENCHMARK = Path(__file__).resolve().parents[2] / "shared/upstream/Automated-DomainModel-Benchmark"
+DATASETS = {
+    "ds1": ("kaiser_clean", "Data/data-source-1/kaiser_clean.json"),
+    "ds2": ("reference_clean", "Data/data-source-2/reference_clean.json"),
+}
+
+
+def _records() -> list[Record]:
+    records = []
+    for name, (_, path) in DATASETS.items():
+        items = json.loads((BENCHMARK / path).read_text("utf-8"))
+        records += [Record(f"{name}-{item['id']}", item["nlt"]) for item in items]
+    return records
+
+
+def _published() -> dict[str, list[str]]:
+    """Record id -> the generated text of each published run, in run-index order."""
+    upstream = {upstream: name for name, (upstream, _) in DATASETS.items()}
+    runs = []
+    for path in sorted((BENCHMARK / "Workflow/Results/runs").glob("rule_based_*.json")):
+        artifact = json.loads(path.read_text("utf-8"))
+        runs.append((upstream[artifact["dataset"]], artifact["run_index"], artifact["records"]))
+    published: dict[str, list[str]] = {}
+    for dataset, _, records in sorted(runs, key=lambda run: run[:2]):
+        for record in records:
+            published.setdefault(f"{dataset}-{record['id']}", []).append(record["generated"])
+    return published
+
+
+RECORDS = _records()
+PUBLISHED = _published()
+
+_RELATION = re.compile(r'^\w+ "[^"]*" (\S+) "[^"]*" \w+(.*)$')
+_INHERITANCE = re.compile(r"^\w+ <\|-- \w+ $")
+
+
+def _kind(line: str) -> str:
+    """Lines one verb can produce in any order share a kind: arrow and label, or inheritance."""
+    if match := _RELATION.match(line):
+        return f"relation {match[1]}{match[2]}"
+    if _INHERITANCE.match(line):
+        return "inheritance"
+    return line
+
+
+def _canonical(text: str) -> list[str]:
+    """Sort lines inside each run of same-kind lines; the layout around them stays fixed."""
+    out: list[str] = []
+    block: list[str] = []
+    for line in text.splitlines():
+        if block and _kind(block[0]) != _kind(line):
+            out += sorted(block)
+            block = []
+        block.append(line)
+    return out + sorted(block)
+
+
+@pytest.fixture(scope="session")
+def rule_based() -> RuleBasedCandidate:
+    candidate = RuleBasedCandidate()
+    assert candidate.check() is None, candidate.check()
+    return candidate
+
+
+@pytest.fixture(scope="session")
+def generated(rule_based: RuleBasedCandidate) -> dict[str, str]:
+    outputs = list(rule_based.generate_many(RECORDS))
+    assert not [o.error for o in outputs if o.failed]
+    return {record.id: output.generated for record, output in zip(RECORDS, outputs)}
+
+
+class TestPublishedRuns:
+    def test_fixture_covers_the_benchmark(self):
+        """53 records (45 + 8), each with three published runs."""
+        assert len(RECORDS) == 53
+        assert sorted(len(PUBLISHED[r.id]) for r in RECORDS) == [3] * 53
+
+    @pytest.mark.parametrize("record_id", [r.id for r in RECORDS])
+    def test_same_lines_as_every_published_run(self, generated, record_id):
+        """Equal as a multiset of lines to each of the three published runs."""
+        ours = Counter(generated[record_id].splitlines())
+        for run, text in enumerate(PUBLISHED[record_id], start=1):
+            assert ours == Counter(text.splitlines()), f"differs from published run {run}"
+
+    @pytest.mark.parametrize("record_id", [r.id for r in RECORDS])
+    def test_same_layout_as_every_published_run(self, generated, record_id):
+        """Only lines of one kind in one block may be reordered; everything else is byte-exact."""
+        ours = _canonical(generated[record_id])
+        for text in PUBLISHED[record_id]:
+            assert ours == _canonical(text)
+            assert generated[record_id].endswith("\n") and text.endswith("\n")
+
+
+_SCRIPT = """
+import json, sys
+from dmbench.candidates import Record
+from dmbench.candidates.rule_based import RuleBasedCandidate
+records = [Record(**item) for item in json.load(sys.stdin)]
+outputs = RuleBasedCandidate().generate_many(records)
+json.dump([[o.generated, o.raw, o.failed] for o in outputs], sys.stdout)
+"""
+
+
+def test_output_is_independent_of_the_hash_seed(generated):
+    """Three processes with different PYTHONHASHSEED give byte-identical output, raw included."""
+    payload = json.dumps([{"id": r.id, "text": r.text} for r in RECORDS])
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", _SCRIPT],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+        )
+        for seed in ("0", "1", "4242")
+    ]
+    results = [json.loads(proc.communicate(payload, timeout=300)[0]) for proc in procs]
+    assert all(proc.returncode == 0 for proc in procs)
+    assert results[0] == results[1] == results[2]
+    assert [text for text, _, _ in results[0]] == [generated[r.id] for r in RECORDS]
