@@ -1,0 +1,253 @@
+"""Tables 2 and 3: per (candidate, LLM), the median over three runs of each run's mean score.
+
+The paper summarises a run by the mean of its per-record scores and a (candidate, LLM) cell by
+the median of the three run means with the sample standard deviation (ddof=1) beside it, and
+gives the median over runs of the share of records whose generation ``failed``. This module
+computes exactly that from the run store, plus the share of records the metric rejected (scored
+0.0 because metrik-4 raised, not because the output was empty), which the paper does not show
+but which explains many low cells.
+
+Which score rows a table reads is a choice, so it is an argument and it is printed beside every
+row: ``published`` takes each imported run's upstream values (the numbers the paper was built
+from) and falls back to dmbench's recomputed values for runs that have no published ones (runs
+dmbench generated); ``recomputed`` takes dmbench's own values for every run. ``dmbench verify``
+shows the two agree to 1e-9 on all but one record, so the choice only matters there.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from dmbench.errors import PackageError
+from dmbench.runs.scores import ScoreRow, read_scores
+from dmbench.runs.store import Run, list_runs
+
+SCORE_SOURCES = ("published", "recomputed")
+ELEMENTS = ("class", "attribute", "association")
+EMPTY_GENERATION = "empty_generated_model"
+PAPER_TABLES = {"ds1": "table2", "ds2": "table3"}
+RESULT_FIELDS = (
+    "table", "metric", "dataset", "candidate", "model", "series", "origin", "canonical", "scores",
+    "runs", *(f"{e}_{s}" for e in ELEMENTS for s in ("median", "std")), "fail_pct",
+    "rejected_pct", "rejected_records",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class RunSummary:
+    """One run reduced to what Tables 2/3 need."""
+
+    run_id: str
+    series: str
+    dataset: str
+    candidate: str
+    model: str | None
+    origin: str
+    canonical: bool
+    run_index: int
+    scores_from: str
+    n_records: int
+    means: dict[str, float]
+    failed: int
+    rejected: int
+    rejected_not_failed: int
+    empty: int
+
+    @property
+    def failed_pct(self) -> float:
+        return 100.0 * self.failed / self.n_records
+
+    @property
+    def rejected_pct(self) -> float:
+        return 100.0 * self.rejected / self.n_records
+
+
+@dataclass(frozen=True, slots=True)
+class ResultRow:
+    """One (dataset, candidate, LLM) cell group of Table 2 or 3."""
+
+    table: str
+    metric: str
+    dataset: str
+    series: str
+    candidate: str
+    model: str | None
+    origin: str
+    canonical: bool
+    scores_from: str
+    runs: int
+    median: dict[str, float]
+    std: dict[str, float | None]
+    fail_pct: float
+    rejected_pct: float
+    rejected_records: int
+
+    def to_record(self) -> dict:
+        """The JSON shape: each element as ``{"median", "std"}``, three decimals as printed."""
+        record = {
+            "table": self.table,
+            "metric": self.metric,
+            "dataset": self.dataset,
+            "candidate": self.candidate,
+            "model": self.model,
+            "series": self.series,
+            "origin": self.origin,
+            "canonical": self.canonical,
+            "scores": self.scores_from,
+            "runs": self.runs,
+        }
+        for element in ELEMENTS:
+            record[element] = {
+                "median": _round(self.median[element], 3),
+                "std": _round(self.std[element], 3),
+            }
+        record["fail_pct"] = _round(self.fail_pct, 1)
+        record["rejected_pct"] = _round(self.rejected_pct, 1)
+        record["rejected_records"] = self.rejected_records
+        return record
+
+    def to_flat(self) -> dict:
+        """The CSV shape: one column per element and statistic (``RESULT_FIELDS``)."""
+        record = self.to_record()
+        for element in ELEMENTS:
+            cell = record.pop(element)
+            record[f"{element}_median"] = cell["median"]
+            record[f"{element}_std"] = cell["std"]
+        return {name: record[name] for name in RESULT_FIELDS}
+
+
+def _round(value: float | None, digits: int) -> float | None:
+    return None if value is None else round(value, digits)
+
+
+def series_of(run_id: str) -> str:
+    """The runs that differ only in dataset and run index: ``chen__glm-5.1_cloud`` (+ settings hash).
+
+    Run ids are ``<candidate>__<model>__<dataset>__run<N>[__<settings hash>]``.
+    """
+    parts = run_id.split("__")
+    return "__".join(parts[:2] + parts[4:])
+
+
+def is_rejection(row: ScoreRow) -> bool:
+    """Scored 0.0 because the metric raised (not because the generation was empty)."""
+    return (
+        row.error is not None
+        and row.error != EMPTY_GENERATION
+        and row.class_score == row.attribute_score == row.association_score == 0.0
+    )
+
+
+def select_scores(run: Run, metric: str, source: str) -> tuple[str, list[ScoreRow]] | None:
+    """The score rows a table uses for ``run`` and where they come from, or None if unscored.
+
+    ``published`` prefers the upstream rows and falls back to recomputed ones; ``recomputed``
+    uses only dmbench's rows.
+    """
+    if source not in SCORE_SOURCES:
+        raise PackageError(f"unknown score source {source!r}; choose one of {SCORE_SOURCES}")
+    rows = [r for r in read_scores(run.path) if r.metric == metric]
+    order = ("published", "recomputed") if source == "published" else ("recomputed",)
+    for origin in order:
+        chosen = [r for r in rows if r.origin == origin]
+        if chosen:
+            return origin, chosen
+    return None
+
+
+def summarise_run(run: Run, metric: str, source: str) -> RunSummary | None:
+    """A run's mean scores and counts; None when it has no scores of the kind asked for."""
+    selected = select_scores(run, metric, source)
+    if selected is None:
+        return None
+    origin, rows = selected
+    outputs = {o.record_id: o for o in run.outputs()}
+    by_record = {r.record_id: r for r in rows}
+    if set(by_record) != set(outputs):
+        raise PackageError(
+            f"run {run.info.run_id}: {origin} {metric} scores cover {len(by_record)} of "
+            f"{len(outputs)} outputs; run `dmbench score --runs {run.info.run_id}`"
+        )
+    n = len(rows)
+    means = {e: sum(getattr(r, f"{e}_score") for r in rows) / n for e in ELEMENTS}
+    rejected = [r for r in rows if is_rejection(r)]
+    return RunSummary(
+        run_id=run.info.run_id,
+        series=series_of(run.info.run_id),
+        dataset=run.info.dataset,
+        candidate=run.info.candidate,
+        model=run.info.model,
+        origin=run.info.origin,
+        canonical=run.info.canonical,
+        run_index=run.info.run_index,
+        scores_from=origin,
+        n_records=n,
+        means=means,
+        failed=sum(o.failed for o in outputs.values()),
+        rejected=len(rejected),
+        rejected_not_failed=sum(not outputs[r.record_id].failed for r in rejected),
+        empty=sum(r.error == EMPTY_GENERATION for r in rows),
+    )
+
+
+def run_summaries(package_dir: Path, metric: str, source: str) -> list[RunSummary]:
+    summaries = (summarise_run(run, metric, source) for run in list_runs(package_dir))
+    return [s for s in summaries if s is not None]
+
+
+def _sample_std(values: Sequence[float]) -> float | None:
+    return statistics.stdev(values) if len(values) > 1 else None
+
+
+def aggregate(summaries: Iterable[RunSummary], metric: str) -> list[ResultRow]:
+    """Group runs into (dataset, origin, series) rows: canonical first, in a stable order."""
+    groups: dict[tuple, list[RunSummary]] = defaultdict(list)
+    for summary in summaries:
+        groups[(summary.dataset, summary.origin, summary.series)].append(summary)
+    rows = []
+    for (dataset, origin, series), runs in groups.items():
+        runs.sort(key=lambda s: s.run_index)
+        first = runs[0]
+        rows.append(
+            ResultRow(
+                table=PAPER_TABLES[dataset],
+                metric=metric,
+                dataset=dataset,
+                series=series,
+                candidate=first.candidate,
+                model=first.model,
+                origin=origin,
+                canonical=all(r.canonical for r in runs),
+                scores_from="+".join(sorted({r.scores_from for r in runs})),
+                runs=len(runs),
+                median={e: statistics.median(r.means[e] for r in runs) for e in ELEMENTS},
+                std={e: _sample_std([r.means[e] for r in runs]) for e in ELEMENTS},
+                fail_pct=statistics.median(r.failed_pct for r in runs),
+                rejected_pct=statistics.median(r.rejected_pct for r in runs),
+                rejected_records=sum(r.rejected for r in runs),
+            )
+        )
+    candidate_order = {"rule_based": 0, "chen": 1, "calamo": 2}
+    rows.sort(
+        key=lambda r: (
+            r.dataset,
+            not r.canonical,
+            r.origin != "published",
+            candidate_order.get(r.candidate, 9),
+            r.candidate,
+            r.model or "",
+            r.series,
+        )
+    )
+    return rows
+
+
+def results_tables(
+    package_dir: Path, metric: str = "metrik-4", source: str = "published"
+) -> list[ResultRow]:
+    """Tables 2 (ds1) and 3 (ds2), every run series of the package, canonical rows first."""
+    return aggregate(run_summaries(package_dir, metric, source), metric)
