@@ -15,9 +15,9 @@ def main() -> None:
 
 
 def _register() -> None:
-    from dmbench.cli import commands_sources, commands_generate
+    from dmbench.cli import commands_generate, commands_plantuml, commands_sources
 
-    for module in (commands_sources, commands_generate):
+    for module in (commands_sources, commands_generate, commands_plantuml):
         for command in module.COMMANDS:
             main.add_command(command)
 

@@ -1,0 +1,112 @@
+"""Commands over the PlantUML layer: ``parse`` (one file or a JSON-lines batch) and ``quirks``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from dmbench import paths
+from dmbench.plantuml import READINGS, ParseError, parse as parse_text
+from dmbench.plantuml._published import output_rows, reference_rows
+from dmbench.plantuml._quirks import quirk_cost, to_csv, to_markdown
+
+reading_option = click.option(
+    "--reading",
+    type=click.Choice(READINGS),
+    default="standard",
+    show_default=True,
+    help="compat = exactly as metrik-4's parser reads it; standard = as PlantUML means it.",
+)
+
+
+@click.command("parse")
+@click.argument("file", required=False, type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--jsonl",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help='Batch mode: read {"id", "text"} lines, write one result line per input to stdout.',
+)
+@reading_option
+def parse(file: Path | None, jsonl: Path | None, reading: str) -> None:
+    """Print the model of a PlantUML class diagram as JSON (parsed.jsonl's model shape)."""
+    if (file is None) == (jsonl is None):
+        raise click.UsageError("give either FILE or --jsonl IN.jsonl")
+    if jsonl is not None:
+        for line in _batch(_read(jsonl), reading, jsonl):
+            click.echo(line)
+        return
+    try:
+        diagram = parse_text(_read(file), reading)
+    except ParseError as exc:
+        raise click.ClickException(f"{file}:{exc.line}:{exc.column}: {exc}") from None
+    click.echo(json.dumps(diagram.to_dict(), indent=2, ensure_ascii=False))
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise click.ClickException(f"cannot read {path}: {exc.strerror}") from None
+
+
+def _batch(text: str, reading: str, source: Path):
+    """One output line per input line; a diagram that fails to parse is a result, not a stop."""
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+            item_id, item_text = record["id"], record["text"]
+        except (ValueError, KeyError, TypeError):
+            raise click.ClickException(
+                f'{source}:{number}: expected a JSON object with "id" and "text"'
+            ) from None
+        try:
+            diagram = parse_text(item_text, reading)
+        except ParseError as exc:
+            result = {"id": item_id, "ok": False, "error": str(exc), "valid": False}
+        else:
+            model = diagram.to_dict()
+            result = {"id": item_id, "ok": True, "model": model, "valid": diagram.is_valid()}
+        yield json.dumps(result, ensure_ascii=False)
+
+
+@click.command("quirks")
+@click.option(
+    "--sources",
+    "sources_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Directory with the upstream layout (default: $DMBENCH_SOURCES, ../shared/upstream, "
+    "or the fetch cache).",
+)
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("results"),
+    show_default=True,
+    help="Where to write quirk_cost.csv and quirk_cost.md.",
+)
+def quirks(sources_dir: Path | None, out_dir: Path) -> None:
+    """Tabulate what the compat reading loses against the standard one, per dataset and candidate."""
+    sources = sources_dir or paths.default_sources_dir()
+    try:
+        rows = [*reference_rows(sources), *output_rows(sources)]
+    except (OSError, KeyError, ValueError) as exc:
+        raise click.ClickException(
+            f"cannot read the upstream files under {sources} ({exc}); try --sources DIR"
+        ) from None
+    records = quirk_cost(rows)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    markdown = to_markdown(records)
+    (out_dir / "quirk_cost.csv").write_text(to_csv(records), encoding="utf-8")
+    (out_dir / "quirk_cost.md").write_text(markdown, encoding="utf-8")
+    click.echo(markdown, nl=False)
+    click.echo(f"wrote {out_dir / 'quirk_cost.csv'} and {out_dir / 'quirk_cost.md'}")
+
+
+COMMANDS = [parse, quirks]
