@@ -47,7 +47,7 @@ class Calamo(LLMCandidate):
             self.repeat_penalty,
         )
         try:
-            reply = self.chat.chat(self.prompts["calamo_system.txt"], user_message(text), options)
+            reply = self.ask(self.prompts["calamo_system.txt"], user_message(text), options)
         except ChatError as exc:
             calls.append(exc.call)
             return "", True, f"exception: {exc}", ""

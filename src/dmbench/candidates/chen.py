@@ -57,7 +57,7 @@ class Chen(LLMCandidate):
     def _outcome(self, text: str, calls: list[dict[str, Any]]) -> Outcome:
         user = stage1_user(self.prompts["chen_task.txt"], text)
         try:
-            extracted = self.chat.chat(
+            extracted = self.ask(
                 self.prompts["chen_system.txt"], user, self._options(self.temperature)
             )
         except ChatError as exc:
@@ -66,7 +66,7 @@ class Chen(LLMCandidate):
         calls.append({**extracted.call, "stage": "extract"})
         dsl = self.cut(extracted.text)
         try:
-            translated = self.chat.chat(
+            translated = self.ask(
                 self.prompts["chen_translate.txt"], dsl, self._options(self.temperature_translate)
             )
         except ChatError as exc:

@@ -7,6 +7,7 @@ does not change a faithful reply and goes into ``provenance``.
 
 from __future__ import annotations
 
+import copy
 import re
 import time
 from abc import ABC, abstractmethod
@@ -17,7 +18,14 @@ from typing import Any, NamedTuple
 from dmbench import paths
 from dmbench.errors import DmbenchError
 from dmbench.llm.cache import CACHE_DIR, ResponseCache
-from dmbench.llm.client import DEFAULT_BACKOFF, DEFAULT_RETRIES, DEFAULT_TIMEOUT, OllamaChat
+from dmbench.llm.client import (
+    DEFAULT_BACKOFF,
+    DEFAULT_RETRIES,
+    DEFAULT_TIMEOUT,
+    ChatReply,
+    OllamaChat,
+    Options,
+)
 
 CUT = 2000
 _PLANTUML_BLOCK = re.compile(r"@startuml.*?@enduml", re.IGNORECASE | re.DOTALL)
@@ -69,6 +77,7 @@ class LLMCandidate(ABC):
         backoff: float = DEFAULT_BACKOFF,
         cache_dir: Path | None = None,
         sample: int = 1,
+        workers: int = 1,
     ) -> None:
         if not model:
             raise DmbenchError(f"candidate {self.name!r} needs a model: pass --model NAME")
@@ -96,8 +105,18 @@ class LLMCandidate(ABC):
             backoff=backoff,
             cache=cache,
             offline=offline,
-            sample=sample,
         )
+        self.sample = sample
+        self.workers = max(1, workers)
+
+    def for_run(self, run_index: int) -> LLMCandidate:
+        """The same candidate drawing run ``run_index``'s samples (its own cache entries)."""
+        other = copy.copy(self)
+        other.sample = run_index
+        return other
+
+    def ask(self, system: str, user: str, options: Options) -> ChatReply:
+        return self.chat.chat(system, user, options, self.sample)
 
     def cut(self, text: str) -> str:
         """Upstream's 2000-character cut, unless ``--no-truncate`` asked for the whole text."""
@@ -141,7 +160,8 @@ class LLMCandidate(ABC):
                 "offline": self.chat.offline,
                 "retries": self.chat.retries,
                 "backoff_seconds": self.chat.backoff,
-                "cache_sample": self.chat.sample,
+                "cache_sample": self.sample,
+                "workers": self.workers,
                 "failure_names": "requests-compatible, see dmbench.llm.client",
                 "deviations": deviations,
             },

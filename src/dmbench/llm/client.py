@@ -189,7 +189,6 @@ class OllamaChat:
         backoff: float = DEFAULT_BACKOFF,
         cache: ResponseCache | None = None,
         offline: bool = False,
-        sample: int = 1,
     ) -> None:
         if offline and cache is None:
             raise DmbenchError("offline mode needs a reply cache to replay from")
@@ -201,7 +200,6 @@ class OllamaChat:
         self.backoff = backoff
         self.cache = cache
         self.offline = offline
-        self.sample = sample
         self._clients = {host: ollama.Client(host=host, timeout=self.timeout) for host in self.hosts}
         self._lock = threading.Lock()
         self._in_flight = dict.fromkeys(self.hosts, 0)
@@ -303,8 +301,12 @@ class OllamaChat:
             self.cache.remember_model(self.model, info.to_dict())
         return info
 
-    def chat(self, system: str, user: str, options: Options) -> ChatReply:
-        """One call: cache, else the server (with retries); raises :class:`ChatError`."""
+    def chat(self, system: str, user: str, options: Options, sample: int = 1) -> ChatReply:
+        """One call: cache, else the server (with retries); raises :class:`ChatError`.
+
+        ``sample`` numbers independent draws of the same request (a matrix's run index), so
+        that runs 1-3 are not replays of one another.
+        """
         messages = ([{"role": "system", "content": system}] if system else []) + [
             {"role": "user", "content": user}
         ]
@@ -313,6 +315,7 @@ class OllamaChat:
             "model": self.model,
             "think": self.think,
             "options": sent_options,
+            "sample": sample,
             "prompt_sha256": {"system": sha256_text(system), "user": sha256_text(user)},
             "started_utc": now_utc(),
         }
@@ -324,7 +327,7 @@ class OllamaChat:
             assert isinstance(cause, ChatError)
             call.update(cause.call, error={"reported": cause.reported, "message": cause.message})
             raise ChatError(cause.reported, cause.message, call) from exc
-        key = cache_key(info.model_digest, messages, sent_options, self.think, self.sample)
+        key = cache_key(info.model_digest, messages, sent_options, self.think, sample)
         call.update(model_digest=info.model_digest, server_version=info.server_version, cache_key=key)
         cached = self.cache.get(key) if self.cache is not None else None
         if cached is not None:
@@ -362,7 +365,7 @@ class OllamaChat:
                         "messages": messages,
                         "options": sent_options,
                         "think": self.think,
-                        "sample": self.sample,
+                        "sample": sample,
                         "response": response,
                         "stored_utc": now_utc(),
                     },

@@ -5,15 +5,18 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any
 
-from dmbench import __version__
-from dmbench.candidates.base import Candidate, Record, generate_many
+from dmbench import __version__, atomic
+from dmbench.candidates.base import Candidate, CandidateOutput, Record, generate_many
 from dmbench.provenance import code_provenance
 from dmbench.runs.store import OutputRow, Run, RunInfo, make_run_id, now_utc, open_run
 
 Progress = Callable[[OutputRow], None]
+"""Called with each newly stored row; if it has a ``resumed(n)`` method, that is told first how
+many of the run's records were already stored (so a progress bar can count them)."""
 
 
 def settings_fingerprint(settings: dict[str, Any]) -> str:
@@ -29,7 +32,15 @@ def generate_run(
     records: Sequence[Record],
     on_output: Progress | None = None,
 ) -> Run:
-    """Run ``candidate`` over ``records`` into the run store, skipping records already stored."""
+    """Run ``candidate`` over ``records`` into the run store, skipping records already stored.
+
+    A candidate with ``for_run(run_index)`` is specialised to the run first (LLM candidates draw
+    each run's samples separately); one with ``workers > 1`` generates records on that many
+    threads, each stored as soon as it completes and put back in record order at the end.
+    """
+    for_run = getattr(candidate, "for_run", None)
+    if for_run is not None:
+        candidate = for_run(run_index)
     described = candidate.describe()
     settings = described.get("settings", {})
     info = RunInfo(
@@ -52,12 +63,23 @@ def generate_run(
     run = open_run(package_dir, info)
     done = run.completed_ids()
     todo = [record for record in records if record.id not in done]
-    for record, output in zip(todo, generate_many(candidate, todo), strict=True):
+    resumed = getattr(on_output, "resumed", None)
+    if resumed is not None:
+        resumed(len(records) - len(todo))
+
+    def store(record: Record, output: CandidateOutput) -> None:
         row = OutputRow.from_output(record.id, output)
         run.append(row)
         if on_output is not None:
             on_output(row)
-    rows = run.outputs()
+
+    workers = getattr(candidate, "workers", 1)
+    if workers > 1 and len(todo) > 1:
+        _generate_parallel(candidate, todo, workers, store)
+    else:
+        for record, output in zip(todo, generate_many(candidate, todo), strict=True):
+            store(record, output)
+    rows = _in_record_order(run, records)
     run.info.finished_utc = now_utc()
     run.info.totals = {
         "n_records": len(rows),
@@ -67,3 +89,31 @@ def generate_run(
     }
     run.save_info()
     return run
+
+
+def _generate_parallel(
+    candidate: Candidate,
+    todo: Sequence[Record],
+    workers: int,
+    store: Callable[[Record, CandidateOutput], None],
+) -> None:
+    """Store each record as it completes; on an error, start nothing new and re-raise it."""
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="dmbench-gen") as pool:
+        futures = {pool.submit(candidate.generate, record): record for record in todo}
+        try:
+            for future in as_completed(futures):
+                store(futures[future], future.result())
+        except BaseException:
+            for future in futures:
+                future.cancel()
+            raise
+
+
+def _in_record_order(run: Run, records: Sequence[Record]) -> list[OutputRow]:
+    """Rewrite ``outputs.jsonl`` in record order (atomically) when completion order differed."""
+    rows = run.outputs()
+    position = {record.id: index for index, record in enumerate(records)}
+    ordered = sorted(rows, key=lambda row: position.get(row.record_id, len(position)))
+    if ordered != rows:
+        atomic.write_text(run.outputs_path, "".join(row.to_json_line() for row in ordered))
+    return ordered

@@ -1,0 +1,168 @@
+"""A real HTTP server on 127.0.0.1 that speaks the part of the Ollama API dmbench uses.
+
+Chat replies come from a script (one entry per ``/api/chat`` request, in order) or, when the
+script is empty, from a responder function of the request body. Every request body is kept as
+the exact bytes received, so tests can assert what the ``ollama`` client really sent.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+
+MODEL = "test-model:latest"
+DIGEST = "sha256:" + "ab" * 32
+VERSION = "0.6.3-fake"
+
+
+@dataclass(frozen=True)
+class Reply:
+    content: str = ""
+    thinking: str | None = None
+    status: int = 200
+    delay: float = 0.0
+
+
+def diagram_reply(body: dict[str, Any]) -> Reply:
+    """A deterministic valid diagram named after a hash of the user message."""
+    user = body["messages"][-1].get("content", "")
+    name = "C" + hashlib.sha256(user.encode()).hexdigest()[:8]
+    return Reply(f"@startuml\nclass {name} {{\n  name : String\n}}\n{name} -- Other\n@enduml")
+
+
+class FakeOllama:
+    def __init__(self, models: dict[str, str] | None = None, version: str = VERSION) -> None:
+        self.models = models if models is not None else {MODEL: DIGEST}
+        self.version = version
+        self.script: deque[Reply] = deque()
+        self.responder: Callable[[dict[str, Any]], Reply] | None = None
+        self.requests: list[tuple[str, str, bytes]] = []
+        self._lock = threading.Lock()
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
+
+    @property
+    def url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def start(self) -> FakeOllama:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def chat_bodies(self) -> list[bytes]:
+        with self._lock:
+            return [body for method, path, body in self.requests if path == "/api/chat"]
+
+    def chats(self) -> list[dict[str, Any]]:
+        return [json.loads(body) for body in self.chat_bodies()]
+
+    def _next_reply(self, body: dict[str, Any]) -> Reply:
+        with self._lock:
+            if self.script:
+                return self.script.popleft()
+        if self.responder is None:
+            raise AssertionError("the fake Ollama server got an unscripted chat request")
+        return self.responder(body)
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:
+                return
+
+            def _send(self, status: int, data: dict[str, Any]) -> None:
+                payload = json.dumps(data).encode("utf-8")
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(payload)))
+                    self.end_headers()
+                    self.wfile.write(payload)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up (a timeout test): nothing left to answer
+
+            def _record(self) -> bytes:
+                length = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(length)
+                with fake._lock:
+                    fake.requests.append((self.command, self.path, body))
+                return body
+
+            def do_GET(self) -> None:
+                self._record()
+                if self.path == "/api/version":
+                    self._send(200, {"version": fake.version})
+                elif self.path == "/api/tags":
+                    models = [{"name": m, "model": m, "digest": d} for m, d in fake.models.items()]
+                    self._send(200, {"models": models})
+                else:
+                    self._send(404, {"error": "not found"})
+
+            def do_POST(self) -> None:
+                body = json.loads(self._record() or b"{}")
+                if self.path == "/api/show":
+                    name = body.get("model", "")
+                    if name not in fake.models and f"{name}:latest" not in fake.models:
+                        self._send(404, {"error": f"model '{body.get('model')}' not found"})
+                    else:
+                        self._send(
+                            200,
+                            {"details": {"family": "fake", "parameter_size": "1B"}, "model_info": {}},
+                        )
+                elif self.path == "/api/chat":
+                    reply = fake._next_reply(body)
+                    time.sleep(reply.delay)
+                    if reply.status != 200:
+                        self._send(reply.status, {"error": "scripted failure"})
+                        return
+                    message = {"role": "assistant", "content": reply.content}
+                    if reply.thinking is not None:
+                        message["thinking"] = reply.thinking
+                    self._send(
+                        200,
+                        {
+                            "model": body.get("model"),
+                            "created_at": "2026-11-29T00:00:00Z",
+                            "message": message,
+                            "done": True,
+                            "done_reason": "stop",
+                            "total_duration": 1000,
+                            "load_duration": 10,
+                            "prompt_eval_count": 7,
+                            "prompt_eval_duration": 100,
+                            "eval_count": 11,
+                            "eval_duration": 800,
+                        },
+                    )
+                else:
+                    self._send(404, {"error": "not found"})
+
+        return Handler
+
+
+@pytest.fixture
+def fake_ollama():
+    """A started fake server, stopped after the test."""
+    server = FakeOllama().start()
+    yield server
+    server.stop()

@@ -1,0 +1,255 @@
+"""The Ollama layer against a real HTTP server: bodies, fallback, retries, failures, cache, hosts."""
+
+from __future__ import annotations
+
+import json
+import socket
+from pathlib import Path
+
+import pytest
+from fake_ollama import DIGEST, MODEL, VERSION, FakeOllama, Reply, fake_ollama  # noqa: F401
+
+from dmbench.llm import (
+    CacheMissError,
+    ChatError,
+    OllamaChat,
+    OllamaUnavailableError,
+    Options,
+    ResponseCache,
+    resolve_hosts,
+    sha256_text,
+)
+
+
+def make_chat(server: FakeOllama, tmp_path: Path, **kwargs) -> OllamaChat:
+    settings = {"retries": 2, "backoff": 0.0, "cache": ResponseCache(tmp_path / "cache")}
+    settings.update(kwargs)
+    return OllamaChat(MODEL, hosts=[server.url], **settings)
+
+
+def closed_port_url() -> str:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    return f"http://127.0.0.1:{port}"
+
+
+class TestRequestBody:
+    def test_body_has_think_false_and_only_the_options_set(self, fake_ollama, tmp_path):
+        """The server receives upstream's payload: stream off, think false, set options only."""
+        fake_ollama.script.append(Reply("hello"))
+        chat = make_chat(fake_ollama, tmp_path)
+        chat.chat("SYS", "USER TEXT", Options(temperature=0.7, num_predict=1024))
+        assert fake_ollama.chats() == [
+            {
+                "model": MODEL,
+                "stream": False,
+                "options": {"temperature": 0.7, "num_predict": 1024},
+                "messages": [
+                    {"role": "system", "content": "SYS"},
+                    {"role": "user", "content": "USER TEXT"},
+                ],
+                "tools": [],
+                "think": False,
+            }
+        ]
+
+    def test_no_options_and_no_system_are_omitted(self, fake_ollama, tmp_path):
+        """An empty system prompt sends no system turn; no options sends no ``options`` key."""
+        fake_ollama.script.append(Reply("hi"))
+        make_chat(fake_ollama, tmp_path).chat("", "only user", Options())
+        (body,) = fake_ollama.chats()
+        assert "options" not in body
+        assert body["messages"] == [{"role": "user", "content": "only user"}]
+
+    def test_all_options_are_typed(self, fake_ollama, tmp_path):
+        """Integers stay integers and floats floats, whatever the caller passed."""
+        fake_ollama.script.append(Reply("x"))
+        options = Options(temperature=0, num_predict=5, seed=3, top_p=1, top_k=40, repeat_penalty=1)
+        make_chat(fake_ollama, tmp_path).chat("s", "u", options)
+        sent = fake_ollama.chat_bodies()[0]
+        assert b'"options":{"temperature":0.0,"num_predict":5,"seed":3,"top_p":1.0,' in sent
+        assert b'"top_k":40,"repeat_penalty":1.0}' in sent
+
+    def test_non_ascii_text_arrives_unchanged(self, fake_ollama, tmp_path):
+        """Message text reaches the server byte for byte, accents and symbols included."""
+        fake_ollama.script.append(Reply("ok"))
+        text = "Kunde § café → ∑\n\ttabs  "
+        make_chat(fake_ollama, tmp_path).chat("s", text, Options())
+        assert fake_ollama.chats()[0]["messages"][1]["content"] == text
+
+
+class TestReply:
+    def test_content_is_stripped(self, fake_ollama, tmp_path):
+        """The reply text is the stripped content."""
+        fake_ollama.script.append(Reply("  \n@startuml\n@enduml\n\n", thinking="ignored"))
+        reply = make_chat(fake_ollama, tmp_path).chat("s", "u", Options())
+        assert reply.text == "@startuml\n@enduml"
+        assert reply.call["used_thinking"] is False
+
+    def test_thinking_only_reply_falls_back_to_thinking(self, fake_ollama, tmp_path):
+        """Empty content: the stripped thinking is returned instead (spec B.2)."""
+        fake_ollama.script.append(Reply("   ", thinking="\n because @startuml\n@enduml \n"))
+        reply = make_chat(fake_ollama, tmp_path).chat("s", "u", Options())
+        assert reply.text == "because @startuml\n@enduml"
+        assert reply.call["used_thinking"] is True
+
+    def test_empty_reply_is_not_an_error(self, fake_ollama, tmp_path):
+        """Neither content nor thinking: the empty string, as upstream."""
+        fake_ollama.script.append(Reply(""))
+        assert make_chat(fake_ollama, tmp_path).chat("s", "u", Options()).text == ""
+
+    def test_call_record(self, fake_ollama, tmp_path):
+        """Each call records model, digest, server version, options, hashes, counts, reply."""
+        fake_ollama.script.append(Reply("out"))
+        call = make_chat(fake_ollama, tmp_path).chat("S", "U", Options(temperature=0.5)).call
+        assert call["model"] == MODEL
+        assert call["model_digest"] == DIGEST
+        assert call["server_version"] == VERSION
+        assert call["options"] == {"temperature": 0.5}
+        assert call["think"] is False
+        assert call["prompt_sha256"] == {"system": sha256_text("S"), "user": sha256_text("U")}
+        assert call["host"] == fake_ollama.url
+        assert (call["eval_count"], call["prompt_eval_count"], call["total_duration"]) == (
+            11,
+            7,
+            1000,
+        )
+        assert call["reply"] == {"content": "out", "thinking": None}
+        assert call["cached"] is False and call["attempts"] == 1
+        json.dumps(call)  # a call record must be storable as JSON
+
+
+class TestFailures:
+    def test_http_500_is_retried(self, fake_ollama, tmp_path):
+        """A 5xx is transient: the next attempt's reply is used."""
+        fake_ollama.script.extend([Reply(status=500), Reply("second")])
+        reply = make_chat(fake_ollama, tmp_path).chat("s", "u", Options())
+        assert reply.text == "second"
+        assert reply.call["attempts"] == 2
+        assert len(fake_ollama.chats()) == 2
+
+    def test_http_500_every_time_gives_requests_style_http_error(self, fake_ollama, tmp_path):
+        """After the last retry the failure reads as upstream's ``requests`` HTTPError."""
+        fake_ollama.script.extend([Reply(status=500)] * 3)
+        with pytest.raises(ChatError) as caught:
+            make_chat(fake_ollama, tmp_path).chat("s", "u", Options())
+        url = f"{fake_ollama.url}/api/chat"
+        assert str(caught.value) == (
+            f"HTTPError: 500 Server Error: Internal Server Error for url: {url}"
+        )
+        assert caught.value.call["attempts"] == 3
+        assert caught.value.call["raised"] == "ResponseError"
+
+    def test_http_4xx_is_not_retried(self, fake_ollama, tmp_path):
+        """A 4xx will not get better: one request, then the failure."""
+        fake_ollama.script.append(Reply(status=400))
+        with pytest.raises(ChatError, match=r"^HTTPError: 400 Client Error: Bad Request"):
+            make_chat(fake_ollama, tmp_path).chat("s", "u", Options())
+        assert len(fake_ollama.chats()) == 1
+
+    def test_reply_slower_than_the_timeout(self, fake_ollama, tmp_path):
+        """A reply later than the timeout is a ReadTimeout (retried, then reported)."""
+        fake_ollama.script.extend([Reply("late", delay=1.0)] * 2)
+        chat = make_chat(fake_ollama, tmp_path, timeout=0.25, retries=1)
+        with pytest.raises(ChatError, match=r"^ReadTimeout: .*no reply within 0.25 s"):
+            chat.chat("s", "u", Options())
+        assert len(fake_ollama.chats()) == 2
+
+    def test_connection_refused(self, tmp_path):
+        """Nobody listening: ConnectionError, after the retries."""
+        chat = OllamaChat(MODEL, hosts=[closed_port_url()], retries=1, backoff=0.0)
+        with pytest.raises(ChatError, match=r"^ConnectionError: ") as caught:
+            chat.chat("s", "u", Options())
+        assert caught.value.call["attempts"] == 2
+
+    def test_unknown_model_fails_clearly(self, fake_ollama, tmp_path):
+        """A model the server lacks stops the run with a sentence that says what to do."""
+        chat = OllamaChat("missing-model", hosts=[fake_ollama.url], backoff=0.0)
+        with pytest.raises(OllamaUnavailableError, match="ollama pull"):
+            chat.server_info()
+
+
+class TestCache:
+    def test_repeat_is_replayed_without_the_server(self, fake_ollama, tmp_path):
+        """The same request again comes from the cache; offline works with the server gone."""
+        fake_ollama.script.append(Reply("first"))
+        make_chat(fake_ollama, tmp_path).chat("s", "u", Options(temperature=0.7))
+        again = make_chat(fake_ollama, tmp_path).chat("s", "u", Options(temperature=0.7))
+        assert again.text == "first" and again.call["cached"] is True
+        assert len(fake_ollama.chats()) == 1
+        fake_ollama.stop()
+        offline = make_chat(fake_ollama, tmp_path, offline=True)
+        replay = offline.chat("s", "u", Options(temperature=0.7))
+        assert replay.text == "first"
+        assert replay.call["model_digest"] == DIGEST
+
+    def test_key_covers_messages_options_and_sample(self, fake_ollama, tmp_path):
+        """Another message, option or sample number is another request."""
+        fake_ollama.responder = lambda body: Reply(json.dumps(body["messages"]))
+        chat = make_chat(fake_ollama, tmp_path)
+        chat.chat("s", "u", Options(temperature=0.7))
+        chat.chat("s", "u2", Options(temperature=0.7))
+        chat.chat("s", "u", Options(temperature=0.0))
+        chat.chat("s", "u", Options(temperature=0.7), sample=2)
+        assert len(fake_ollama.chats()) == 4
+
+    def test_offline_miss_fails_clearly(self, fake_ollama, tmp_path):
+        """Offline, a request never seen is an error naming the fix, not a silent call."""
+        fake_ollama.script.append(Reply("x"))
+        make_chat(fake_ollama, tmp_path).chat("s", "u", Options())
+        offline = make_chat(fake_ollama, tmp_path, offline=True)
+        with pytest.raises(CacheMissError, match="run without --offline"):
+            offline.chat("s", "other", Options())
+        assert len(fake_ollama.chats()) == 1
+
+    def test_offline_without_any_record_of_the_model(self, tmp_path):
+        """Offline with an empty cache cannot even know the model digest."""
+        chat = OllamaChat(MODEL, cache=ResponseCache(tmp_path), offline=True)
+        with pytest.raises(CacheMissError, match="never seen model"):
+            chat.chat("s", "u", Options())
+
+    def test_failures_are_not_cached(self, fake_ollama, tmp_path):
+        """A failed call is asked again next time."""
+        fake_ollama.script.extend([Reply(status=400), Reply("now")])
+        chat = make_chat(fake_ollama, tmp_path)
+        with pytest.raises(ChatError):
+            chat.chat("s", "u", Options())
+        assert chat.chat("s", "u", Options()).text == "now"
+
+
+class TestHosts:
+    def test_hosts_from_arguments_env_or_default(self, monkeypatch):
+        """``--host`` wins, then ``OLLAMA_HOST``, then upstream's localhost default."""
+        monkeypatch.setenv("OLLAMA_HOST", "http://env:1/")
+        assert resolve_hosts(["http://a:1/", "http://b:2"]) == ("http://a:1", "http://b:2")
+        assert resolve_hosts() == ("http://env:1",)
+        monkeypatch.delenv("OLLAMA_HOST")
+        assert resolve_hosts() == ("http://localhost:11434",)
+
+    def test_calls_spread_over_hosts(self, tmp_path):
+        """Concurrent calls use every host."""
+        from concurrent.futures import ThreadPoolExecutor
+
+        servers = [FakeOllama().start() for _ in range(2)]
+        try:
+            for server in servers:
+                server.responder = lambda body: Reply("ok", delay=0.1)
+            chat = OllamaChat(MODEL, hosts=[s.url for s in servers], backoff=0.0)
+            with ThreadPoolExecutor(4) as pool:
+                list(pool.map(lambda i: chat.chat("s", f"u{i}", Options()), range(8)))
+            assert all(len(server.chats()) >= 2 for server in servers)
+            assert sum(len(server.chats()) for server in servers) == 8
+        finally:
+            for server in servers:
+                server.stop()
+
+    def test_hosts_must_serve_the_same_model_version(self, fake_ollama):
+        """Two hosts with different digests for the model would mix models in one run."""
+        other = FakeOllama(models={MODEL: "sha256:" + "cd" * 32}).start()
+        try:
+            chat = OllamaChat(MODEL, hosts=[fake_ollama.url, other.url])
+            with pytest.raises(OllamaUnavailableError, match="disagree"):
+                chat.server_info()
+        finally:
+            other.stop()
