@@ -9,6 +9,7 @@ from __future__ import annotations
 from dmbench.plantuml._compat import parse_compat
 from dmbench.plantuml._emit import emit
 from dmbench.plantuml._errors import ParseError
+from dmbench.plantuml._reference import grammar_reference
 from dmbench.plantuml._standard import parse_standard
 from dmbench.plantuml._validator import ValidationResult, validate
 from dmbench.plantuml.model import Attribute, Class, Diagram, Enum, Note, Relationship
@@ -36,6 +37,7 @@ __all__ = [
     "Relationship",
     "ValidationResult",
     "emit",
+    "grammar_reference",
     "parse",
     "validate",
 ]
