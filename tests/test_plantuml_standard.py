@@ -1,0 +1,154 @@
+"""The standard reading: PlantUML's meaning, errors with positions, the grammar reference."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from dmbench.plantuml import (
+    Attribute,
+    Class,
+    Enum,
+    ParseError,
+    Relationship,
+    grammar_reference,
+    parse,
+)
+from dmbench.plantuml._standard import classify_arrow, grammar_text
+
+
+def read(body: str):
+    return parse(f"@startuml\n{body}\n@enduml\n")
+
+
+class TestArrows:
+    @pytest.mark.parametrize(
+        ("arrow", "kind", "swap"),
+        [
+            ("--", "association", False),
+            ("-", "association", False),
+            ("---", "association", False),
+            ("-->", "directed", False),
+            ("<--", "directed", True),
+            ("-up->", "directed", False),
+            ("-[#red]->", "directed", False),
+            ("..", "dependency", False),
+            ("..>", "dependency", False),
+            ("<..", "dependency", True),
+            ("<|--", "inheritance", False),
+            ("--|>", "inheritance", True),
+            ("<|..", "inheritance", False),
+            ("..|>", "inheritance", True),
+            ("*--", "composition", False),
+            ("--*", "composition", True),
+            ("*-->", "composition", False),
+            ("<--*", "composition", True),
+            ("o--", "aggregation", False),
+            ("--o", "aggregation", True),
+        ],
+    )
+    def test_arrow_kind_and_source_end(self, arrow, kind, swap):
+        """Source is the whole, the parent or the tail; the table matches LANGUAGE.md."""
+        assert classify_arrow(arrow) == (kind, swap)
+        rel = read(f'L "l" {arrow} "r" R').relationships[0]
+        expected = ("R", "L", "r", "l") if swap else ("L", "R", "l", "r")
+        assert (rel.kind, rel.source, rel.target, rel.source_cardinality, rel.target_cardinality) == (
+            kind,
+            *expected,
+        )
+
+
+class TestDeclarations:
+    def test_members_of_every_form(self):
+        """Types keep their spelling; operations and constraints are not attributes."""
+        d = read(
+            "class A {\n  + id : Long\n  Map<String, Integer> m = x\n  const int MAX = 10\n"
+            "  getName() : String\n  flag : Boolean {readOnly}\n  enum K { P, Q }\n}"
+        )
+        assert d.classes == (
+            Class(
+                "A",
+                attributes=(
+                    Attribute("id", "Long"),
+                    Attribute("m", "Map<String, Integer>", "x"),
+                    Attribute("MAX", "int", "10", True),
+                    Attribute("flag", "Boolean"),
+                ),
+                nested_enums=(Enum("K", ("P", "Q"), True),),
+            ),
+        )
+
+    def test_interface_and_abstract_are_abstract_classes(self):
+        """An interface has no model field of its own; it reads as an abstract class."""
+        d = read("interface I\nabstract A\nabstract class B\nclass C")
+        assert [(c.name, c.is_abstract) for c in d.classes] == [
+            ("I", True),
+            ("A", True),
+            ("B", True),
+            ("C", False),
+        ]
+
+    def test_extends_adds_inheritance(self):
+        """``class A extends B`` is the same as ``B <|-- A``; B stays implicit."""
+        d = read("class A extends B")
+        assert d.relationships == (Relationship("inheritance", "B", "A"),)
+        assert d.implicit_classes == ("B",)
+
+    def test_packages_settings_and_comments_are_tolerated(self):
+        """Layout commands and packages do not change the model."""
+        d = read(
+            "skinparam classAttributeIconSize 0\nskinparam class {\n  BackgroundColor White\n}\n"
+            "hide empty members\nleft to right direction\n' comment\n/' block\ncomment '/\n"
+            'package "Core" {\n  class A // trailing\n}\nA -- B'
+        )
+        assert [c.name for c in d.classes] == ["A"]
+        assert d.relationships == (Relationship("association", "A", "B"),)
+
+    def test_member_of_adds_an_attribute(self):
+        """``A : name : String`` adds a typed attribute to A, declaring A if needed."""
+        d = read("A : name : String\nA : age")
+        assert d.classes == (Class("A", attributes=(Attribute("name", "String"), Attribute("age"))),)
+
+
+class TestErrors:
+    def test_error_carries_line_column_and_text(self):
+        """Positions count in the text given to parse, not from @startuml."""
+        text = "prose before\n@startuml\nclass A\nA -- B ?\n@enduml\n"
+        with pytest.raises(ParseError) as info:
+            parse(text)
+        err = info.value
+        assert (err.line, err.column, err.line_text) == (4, 8, "A -- B ?")
+        assert str(err) == "line 4, column 8: cannot read '?' here: 'A -- B ?'"
+        assert isinstance(err, ValueError)
+
+    @pytest.mark.parametrize(
+        ("body", "message"),
+        [
+            ("class A {\n  x", "class 'A' is opened but never closed"),
+            ("enum E {\n  X", "enum 'E' is opened but never closed"),
+            ("note left of A\n  x", "note is opened but never closed"),
+            ("}", "'}' closes nothing"),
+            ("package P {\nclass A", "a package is opened but never closed"),
+        ],
+    )
+    def test_unclosed_blocks(self, body, message):
+        """A block that never closes is reported at the line that opened it."""
+        with pytest.raises(ParseError, match=re.escape(message)):
+            read(body)
+
+    def test_unknown_reading(self):
+        """A typo in the reading name is a plain ValueError naming both readings."""
+        with pytest.raises(ValueError, match="compat, standard"):
+            parse("@startuml\n@enduml", "strict")
+
+
+class TestGrammarReference:
+    def test_every_rule_and_token_of_the_grammar_is_described(self):
+        """The reference is generated from grammar.lark, so nothing can go missing."""
+        reference = grammar_reference()
+        names = re.findall(r"^([a-zA-Z]\w*)(?:\.\d)?:", grammar_text(), re.M)
+        assert len(names) > 20
+        for name in names:
+            assert f"  {name}:" in reference
+        assert "%import" not in reference and "->" not in reference
