@@ -1,0 +1,146 @@
+"""``dmbench parse`` and ``dmbench quirks`` driven through click's CliRunner."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import time
+
+from click.testing import CliRunner
+
+from conftest import read_jsonl
+from dmbench.cli import main
+from dmbench.cli.commands_plantuml import COMMANDS
+from dmbench.plantuml import parse
+from dmbench.plantuml._published import (
+    DiagramRow,
+    output_rows,
+    reference_rows,
+    run_references,
+    study_texts,
+)
+from dmbench.plantuml._quirks import quirk_cost, row_cost, to_csv
+
+DIAGRAM = '@startuml\nclass Book {\n  title : String\n}\nBook "1" -- "*" Page\n@enduml\n'
+
+
+class TestParseCommand:
+    def test_prints_model_json(self, tmp_path):
+        """The model in parsed.jsonl's shape, standard reading by default."""
+        path = tmp_path / "d.puml"
+        path.write_text(DIAGRAM, encoding="utf-8")
+        result = CliRunner().invoke(main, ["parse", str(path)])
+        assert result.exit_code == 0
+        assert json.loads(result.output) == parse(DIAGRAM).to_dict()
+
+    def test_parse_error_is_one_line_with_position(self, tmp_path):
+        """No traceback: file, line, column and the message, exit code 1."""
+        path = tmp_path / "bad.puml"
+        path.write_text("@startuml\nA -- B ?\n@enduml\n", encoding="utf-8")
+        result = CliRunner().invoke(main, ["parse", str(path), "--reading", "standard"])
+        assert result.exit_code == 1
+        assert result.output == (
+            f"Error: {path}:2:8: line 2, column 8: cannot read '?' here: 'A -- B ?'\n"
+        )
+        assert "Traceback" not in result.output
+
+    def test_compat_error_is_upstreams_message(self, tmp_path):
+        """compat reports exactly upstream's ValueError text."""
+        path = tmp_path / "empty.puml"
+        path.write_text("", encoding="utf-8")
+        result = CliRunner().invoke(main, ["parse", str(path), "--reading", "compat"])
+        assert result.exit_code == 1
+        assert result.output.endswith(
+            ": No UML blocks found in input (missing @startuml/@enduml markers)\n"
+        )
+
+    def test_needs_file_or_jsonl(self):
+        """Neither (or both) is a usage error."""
+        result = CliRunner().invoke(main, ["parse"])
+        assert result.exit_code == 2
+        assert "give either FILE or --jsonl" in result.output
+
+    def test_batch_of_all_golden_strings(self, tmp_path, golden_dir, upstream_dir):
+        """All 839 golden strings in well under 10 s, equal to parsed.jsonl's strict results."""
+        texts = [r.text for r in reference_rows(upstream_dir)]
+        texts += [r.text for r in output_rows(upstream_dir)]
+        texts += [*run_references(upstream_dir), *study_texts(upstream_dir)]
+        by_sha = {hashlib.sha256(t.encode("utf-8")).hexdigest(): t for t in texts}
+        golden = read_jsonl(golden_dir / "parsed.jsonl")
+        batch = tmp_path / "in.jsonl"
+        batch.write_text(
+            "".join(json.dumps({"id": g["sha256"], "text": by_sha[g["sha256"]]}) + "\n" for g in golden),
+            encoding="utf-8",
+        )
+        start = time.perf_counter()
+        result = CliRunner().invoke(main, ["parse", "--jsonl", str(batch), "--reading", "compat"])
+        elapsed = time.perf_counter() - start
+        assert result.exit_code == 0
+        assert elapsed < 10
+        out = [json.loads(line) for line in result.output.splitlines()]
+        assert [o["id"] for o in out] == [g["sha256"] for g in golden]
+        for o, g in zip(out, golden, strict=True):
+            assert o["ok"] == g["strict"]["ok"]
+            if o["ok"]:
+                assert o["model"] == g["strict"]["model"]
+                assert o["valid"] == g["strict"]["isValidParsedModel"]
+            else:
+                assert o["error"] == g["strict"]["error"] and o["valid"] is False
+
+    def test_batch_rejects_a_malformed_line(self, tmp_path):
+        """A line that is not {"id", "text"} stops the batch with its line number."""
+        batch = tmp_path / "in.jsonl"
+        batch.write_text('{"id": 1, "text": ""}\n{"text": "x"}\n', encoding="utf-8")
+        result = CliRunner().invoke(main, ["parse", "--jsonl", str(batch)])
+        assert result.exit_code == 1
+        assert f"{batch}:2: expected a JSON object" in result.output
+
+
+class TestQuirksCommand:
+    def test_writes_the_table_the_library_computes(self, tmp_path, upstream_dir):
+        """CSV equals quirk_cost() over the same rows; Markdown is printed and written."""
+        out = tmp_path / "results"
+        result = CliRunner().invoke(
+            main, ["quirks", "--sources", str(upstream_dir), "--out", str(out)]
+        )
+        assert result.exit_code == 0, result.output
+        rows = [*reference_rows(upstream_dir), *output_rows(upstream_dir)]
+        assert (out / "quirk_cost.csv").read_text(encoding="utf-8") == to_csv(quirk_cost(rows))
+        markdown = (out / "quirk_cost.md").read_text(encoding="utf-8")
+        assert markdown in result.output
+        records = list(csv.DictReader((out / "quirk_cost.csv").open(encoding="utf-8")))
+        overall = records[-1]
+        assert (overall["dataset"], overall["candidate"]) == ("all", "all")
+        assert int(overall["diagrams"]) == len(rows)
+        by_key = {(r["dataset"], r["candidate"]): r for r in records}
+        assert set(by_key) >= {
+            (d, c) for d in ("ds1", "ds2") for c in ("reference", "chen", "calamo", "rule_based")
+        }
+        calamo = by_key[("all", "calamo")]
+        assert int(calamo["attributes_lost"]) > int(calamo["attributes_standard"]) / 2
+
+    def test_missing_sources_is_one_sentence(self, tmp_path):
+        """A wrong --sources gives a hint, not a traceback."""
+        result = CliRunner().invoke(main, ["quirks", "--sources", str(tmp_path / "nowhere")])
+        assert result.exit_code == 1
+        assert "try --sources DIR" in result.output
+
+
+class TestQuirkCost:
+    def test_counts_lost_changed_and_added(self):
+        """A comma list and a glued arrow: attributes lost, a relationship changed, Fo added."""
+        text = "@startuml\nclass A {\n  String a, String b\n  c : int\n}\nFoo-->Bar\n@enduml"
+        cost = row_cost(DiagramRow("x", "ds1", "chen", text))
+        assert cost.status == "both_ok" and cost.affected
+        assert cost.counts["attributes_standard"] == 3
+        assert cost.counts["attributes_lost"] == 2
+        assert cost.counts["relationships_lost"] == cost.counts["relationships_added"] == 1
+        assert cost.counts["classes_lost"] == 1  # Foo
+        assert cost.counts["classes_added"] == 1  # Fo
+
+
+def test_every_command_has_help():
+    """Each command documents itself."""
+    for command in COMMANDS:
+        assert command.help and command.help.strip()
