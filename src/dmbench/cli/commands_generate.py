@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import json
+import sys
+import time
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 import click
 
 from dmbench import paths
 from dmbench.candidates import CANDIDATES, get_candidate
+from dmbench.candidates.prompts import PROMPTS_DIR
 from dmbench.cli.commands_sources import package_option
+from dmbench.llm import CACHE_DIR
 from dmbench.runs.jobs import (
     DATASET_CHOICES,
     generate_dataset_runs,
@@ -47,18 +51,57 @@ from dmbench.runs.jobs import (
     show_default=True,
     help="Run indices 1..N per dataset; runs already stored are resumed, not repeated.",
 )
+@click.option("--model", default=None, help="Ollama model of an LLM candidate (chen, calamo).")
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Records generated at once (LLM candidates), spread over the hosts.",
+)
+@click.option(
+    "--host",
+    "hosts",
+    multiple=True,
+    help="Ollama server URL; repeat for several (default: $OLLAMA_HOST, else localhost:11434).",
+)
+@click.option(
+    "--offline",
+    is_flag=True,
+    help="Replay LLM replies from the cache only; fail on a reply it does not hold.",
+)
+@click.option(
+    "--no-truncate",
+    is_flag=True,
+    help="Deviation (recorded): do not cut LLM replies to 2000 characters as upstream did.",
+)
+@click.option("--quiet", is_flag=True, help="No progress bar on stderr.")
 @package_option
 def generate(
     candidate: str,
     dataset: str | None,
     records_file: IO[str] | None,
     runs: int,
+    model: str | None,
+    workers: int,
+    hosts: tuple[str, ...],
+    offline: bool,
+    no_truncate: bool,
+    quiet: bool,
     package_dir: Path | None,
 ) -> None:
     """Generate PlantUML with a candidate: new runs in the package, or JSON lines on stdout."""
+    package = paths.package_dir(package_dir)
+    settings = _candidate_settings(
+        candidate, package, model, workers, hosts, offline, not no_truncate
+    )
     if dataset is not None and records_file is None:
-        system = get_candidate(candidate)
-        for run in generate_dataset_runs(paths.package_dir(package_dir), system, dataset, runs):
+        system = get_candidate(candidate, **settings)
+        progress = None if quiet else ProgressBar()
+        done = generate_dataset_runs(package, system, dataset, runs, progress)
+        if progress is not None:
+            progress.close()
+        for run in done:
             totals = run.info.totals
             click.echo(
                 f"{run.info.run_id}: {totals['n_records']} records, {totals['n_failed']} failed "
@@ -66,9 +109,79 @@ def generate(
             )
     elif records_file is not None and dataset is None:
         records = read_records_file(records_file, source=records_file.name)
-        for row in generate_records(get_candidate(candidate), records):
+        for row in generate_records(get_candidate(candidate, **settings), records):
             click.echo(json.dumps(row, ensure_ascii=False))
     else:
         raise click.UsageError("give exactly one of --dataset and --records")
+
+
+def _candidate_settings(
+    candidate: str,
+    package: Path,
+    model: str | None,
+    workers: int,
+    hosts: tuple[str, ...],
+    offline: bool,
+    truncate: bool,
+) -> dict[str, Any]:
+    """Constructor settings from the options; the LLM options mean nothing to rule_based."""
+    if not CANDIDATES[candidate].uses_llm:
+        if model or hosts or offline or not truncate or workers > 1:
+            raise click.UsageError(
+                f"--model, --workers, --host, --offline and --no-truncate are for the LLM "
+                f"candidates; {candidate} takes none"
+            )
+        return {}
+    if not model:
+        raise click.UsageError(f"{candidate} needs --model (an Ollama model, e.g. glm-5.1:cloud)")
+    return {
+        "model": model,
+        "workers": workers,
+        "hosts": hosts,
+        "offline": offline,
+        "truncate": truncate,
+        "cache_dir": package / CACHE_DIR,
+        "prompts": package if (package / PROMPTS_DIR).is_dir() else None,
+    }
+
+
+class ProgressBar:
+    """Per run on stderr: records done (stored earlier included), failures and time left."""
+
+    WIDTH = 30
+
+    def __init__(self) -> None:
+        self.tty = sys.stderr.isatty()
+        self.label = ""
+        self.total = self.done = self.failed = self.new = 0
+        self.started = time.monotonic()
+
+    def start_run(self, run_id: str, total: int, stored: int) -> None:
+        self.close()
+        self.label, self.total, self.done, self.failed, self.new = run_id, total, stored, 0, 0
+        self.started = time.monotonic()
+        self._render()
+
+    def __call__(self, row: Any) -> None:
+        self.done += 1
+        self.new += 1
+        self.failed += bool(row.failed)
+        self._render()
+
+    def _render(self) -> None:
+        filled = self.WIDTH * self.done // self.total if self.total else self.WIDTH
+        rate = self.new / (time.monotonic() - self.started) if self.new else 0.0
+        left = (self.total - self.done) / rate if rate else None
+        eta = time.strftime("%H:%M:%S", time.gmtime(left)) if left is not None else "--:--:--"
+        line = (
+            f"{self.label} [{'#' * filled}{'.' * (self.WIDTH - filled)}] "
+            f"{self.done}/{self.total} failed {self.failed} ETA {eta}"
+        )
+        click.echo(f"\r{line}" if self.tty else line, err=True, nl=not self.tty)
+
+    def close(self) -> None:
+        if self.tty and self.label:
+            click.echo("", err=True)
+        self.label = ""
 
 COMMANDS = [generate]

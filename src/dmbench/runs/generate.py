@@ -15,8 +15,8 @@ from dmbench.provenance import code_provenance
 from dmbench.runs.store import OutputRow, Run, RunInfo, make_run_id, now_utc, open_run
 
 Progress = Callable[[OutputRow], None]
-"""Called with each newly stored row; if it has a ``resumed(n)`` method, that is told first how
-many of the run's records were already stored (so a progress bar can count them)."""
+"""Called with each newly stored row; if it has a ``start_run(run_id, total, stored)`` method,
+that is called first with how many of the run's records there are and how many were stored."""
 
 
 def settings_fingerprint(settings: dict[str, Any]) -> str:
@@ -63,9 +63,9 @@ def generate_run(
     run = open_run(package_dir, info)
     done = run.completed_ids()
     todo = [record for record in records if record.id not in done]
-    resumed = getattr(on_output, "resumed", None)
-    if resumed is not None:
-        resumed(len(records) - len(todo))
+    start_run = getattr(on_output, "start_run", None)
+    if start_run is not None:
+        start_run(run.info.run_id, len(records), len(records) - len(todo))
 
     def store(record: Record, output: CandidateOutput) -> None:
         row = OutputRow.from_output(record.id, output)
