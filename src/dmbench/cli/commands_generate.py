@@ -75,7 +75,9 @@ from dmbench.runs.jobs import (
     is_flag=True,
     help="Deviation (recorded): do not cut LLM replies to 2000 characters as upstream did.",
 )
-@click.option("--quiet", is_flag=True, help="No progress bar on stderr.")
+@click.option(
+    "--quiet", is_flag=True, help="No progress bar (it is drawn only when stderr is a terminal)."
+)
 @package_option
 def generate(
     candidate: str,
@@ -97,7 +99,7 @@ def generate(
     )
     if dataset is not None and records_file is None:
         system = get_candidate(candidate, **settings)
-        progress = None if quiet else ProgressBar()
+        progress = None if quiet or not sys.stderr.isatty() else ProgressBar()
         done = generate_dataset_runs(package, system, dataset, runs, progress)
         if progress is not None:
             progress.close()
@@ -146,12 +148,14 @@ def _candidate_settings(
 
 
 class ProgressBar:
-    """Per run on stderr: records done (stored earlier included), failures and time left."""
+    """Per run on a terminal's stderr: records done (stored ones included), failures, time left.
+
+    Only drawn on a terminal, like click's own bar, so logs and captured output stay clean.
+    """
 
     WIDTH = 30
 
     def __init__(self) -> None:
-        self.tty = sys.stderr.isatty()
         self.label = ""
         self.total = self.done = self.failed = self.new = 0
         self.started = time.monotonic()
@@ -177,10 +181,10 @@ class ProgressBar:
             f"{self.label} [{'#' * filled}{'.' * (self.WIDTH - filled)}] "
             f"{self.done}/{self.total} failed {self.failed} ETA {eta}"
         )
-        click.echo(f"\r{line}" if self.tty else line, err=True, nl=not self.tty)
+        click.echo(f"\r{line}", err=True, nl=False)
 
     def close(self) -> None:
-        if self.tty and self.label:
+        if self.label:
             click.echo("", err=True)
         self.label = ""
 
