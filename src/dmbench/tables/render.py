@@ -58,11 +58,11 @@ def build_tables(
     )
 
 
-def _markdown_table(header: list[str], rows: list[list[str]], text_columns: int = 1) -> list[str]:
-    align = [":---"] * text_columns + ["---:"] * (len(header) - text_columns)
-    lines = ["| " + " | ".join(header) + " |", "| " + " | ".join(align) + " |"]
-    lines += ["| " + " | ".join(row) + " |" for row in rows]
-    return lines
+def markdown_table(header: list[str], rows: list[list[str]], align: str) -> list[str]:
+    """A Markdown table; ``align`` has one letter per column, ``l`` (text) or ``r`` (numbers)."""
+    marks = {"l": ":---", "r": "---:"}
+    lines = ["| " + " | ".join(header) + " |", "| " + " | ".join(marks[a] for a in align) + " |"]
+    return lines + ["| " + " | ".join(row) + " |" for row in rows]
 
 
 def _fmt(value: float | None, digits: int) -> str:
@@ -102,7 +102,9 @@ def table1_markdown(rows: list[CorpusRow]) -> str:
             for field in AVERAGED
         ]
         lines += [f"## Reading `{reading}`", ""]
-        lines += _markdown_table([""] + [r.dataset.upper() for r in subset], body)
+        lines += markdown_table(
+            [""] + [r.dataset.upper() for r in subset], body, "l" + "r" * len(subset)
+        )
         lines.append("")
     return "\n".join(lines)
 
@@ -146,15 +148,15 @@ def results_markdown(table: TableSet, dataset: str) -> str:
         "## Canonical runs (the paper's table)",
         "",
     ]
-    lines += _markdown_table(header, body([r for r in rows if r.canonical]), text_columns=2)
+    lines += markdown_table(header, body([r for r in rows if r.canonical]), "llrrrrrrl")
     others = [r for r in rows if not r.canonical]
     if others:
         lines += ["", "## Other runs (not in the paper's table)", ""]
         header_other = header[:2] + ["Origin", "Series"] + header[2:]
-        lines += _markdown_table(
+        lines += markdown_table(
             header_other,
             [row[:2] + [r.origin, f"`{r.series}`"] + row[2:] for r, row in zip(others, body(others))],
-            text_columns=4,
+            "llllrrrrrrl",
         )
     lines.append("")
     return "\n".join(lines)

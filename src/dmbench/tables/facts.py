@@ -1,0 +1,149 @@
+"""Scoring facts of the published runs that Tables 2-3 do not show, each counted from the package.
+
+A reader of the score tables needs to know that a record the validator rejected was still scored
+from its repaired diagram, that some records score 0 because metrik-4 rejected the diagram while
+the candidate reported success, how many attributes metrik-4's parser silently drops from what
+the candidates wrote, and what the Chen candidate's 2000-character cuts did and what of that the
+artifacts can show. Counts are per (candidate, LLM, dataset) over the published runs (all three
+run indices summed), with the canonical runs marked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from dmbench.package import load_records
+from dmbench.runs.scores import ScoreRow, read_scores
+from dmbench.runs.store import OutputRow, RunInfo, list_runs
+from dmbench.plantuml import READINGS, ParseError, parse
+from dmbench.tables.results import EMPTY_GENERATION, is_rejection
+
+PUBLISHED_METRIC = "metrik-4"
+STAGE_LIMIT = 2000
+NEAR_LIMIT = 1900
+CHEN_NO_PUML = "zenodo_zero_shot_stage2_no_puml"
+REFERENCES = "references"
+
+
+@dataclass(frozen=True, slots=True)
+class Scored:
+    info: RunInfo
+    output: OutputRow
+    score: ScoreRow
+
+
+def published_records(package_dir: Path) -> Iterator[Scored]:
+    """Every output of every published run with its published metrik-4 score."""
+    for run in list_runs(package_dir):
+        if run.info.origin != "published":
+            continue
+        scores = {
+            s.record_id: s
+            for s in read_scores(run.path)
+            if s.metric == PUBLISHED_METRIC and s.origin == "published"
+        }
+        for output in run.outputs():
+            yield Scored(run.info, output, scores[output.record_id])
+
+
+@dataclass(slots=True)
+class GroupFacts:
+    candidate: str
+    model: str | None
+    dataset: str
+    canonical: bool
+    records: int = 0
+    failed: int = 0
+    failed_with_diagram: int = 0
+    failed_scored_normally: int = 0
+    failed_scored_above_zero: int = 0
+    empty: int = 0
+    rejected: int = 0
+    rejected_not_failed: int = 0
+    attributes_standard: int = 0
+    attributes_compat: int = 0
+    unparsable: dict[str, int] = field(default_factory=lambda: dict.fromkeys(READINGS, 0))
+    longest_output: int = 0
+    outputs_near_limit: int = 0
+    no_puml: int = 0
+
+    @property
+    def attributes_dropped(self) -> int:
+        return self.attributes_standard - self.attributes_compat
+
+    @property
+    def dropped_pct(self) -> float | None:
+        if not self.attributes_standard:
+            return None
+        return 100.0 * self.attributes_dropped / self.attributes_standard
+
+
+def attribute_count(text: str, reading: str) -> int | None:
+    """Attributes of the declared classes of ``text``, or None when it does not parse."""
+    try:
+        diagram = parse(text, reading)
+    except ParseError:
+        return None
+    return sum(len(c.attributes) for c in diagram.classes)
+
+
+def _add_attributes(group: GroupFacts, text: str) -> None:
+    counts = {reading: attribute_count(text, reading) for reading in READINGS}
+    for reading, count in counts.items():
+        if count is None:
+            group.unparsable[reading] += 1
+    if None not in counts.values():
+        group.attributes_compat += counts["compat"]
+        group.attributes_standard += counts["standard"]
+
+
+@dataclass(frozen=True, slots=True)
+class ScoringFacts:
+    groups: list[GroupFacts]
+    references: list[GroupFacts]
+    runs: int
+    canonical_runs: int
+
+    def total(self, name: str, canonical_only: bool = False) -> int:
+        return sum(getattr(g, name) for g in self.groups if g.canonical or not canonical_only)
+
+
+def scoring_facts(package_dir: Path) -> ScoringFacts:
+    groups: dict[tuple, GroupFacts] = {}
+    runs: dict[str, bool] = {}
+    for item in published_records(package_dir):
+        info, output, score = item.info, item.output, item.score
+        runs[info.run_id] = info.canonical
+        key = (info.candidate, info.model, info.dataset)
+        group = groups.setdefault(key, GroupFacts(*key, canonical=info.canonical))
+        group.records += 1
+        has_diagram = bool(output.generated.strip())
+        if output.failed:
+            group.failed += 1
+            group.failed_with_diagram += has_diagram
+            group.failed_scored_normally += has_diagram and score.error is None
+            group.failed_scored_above_zero += has_diagram and score.class_score > 0
+        group.empty += score.error == EMPTY_GENERATION
+        if is_rejection(score):
+            group.rejected += 1
+            group.rejected_not_failed += not output.failed
+        if has_diagram:
+            _add_attributes(group, output.generated)
+        group.longest_output = max(group.longest_output, len(output.generated))
+        group.outputs_near_limit += len(output.generated) >= NEAR_LIMIT
+        group.no_puml += output.error == CHEN_NO_PUML
+    references: dict[str, GroupFacts] = {}
+    for record in load_records(package_dir):
+        group = references.setdefault(
+            record.dataset, GroupFacts(REFERENCES, None, record.dataset, canonical=True)
+        )
+        group.records += 1
+        _add_attributes(group, record.reference)
+    order = {"rule_based": 0, "chen": 1, "calamo": 2}
+    ordered = sorted(
+        groups.values(),
+        key=lambda g: (not g.canonical, order.get(g.candidate, 9), g.model or "", g.dataset),
+    )
+    return ScoringFacts(ordered, list(references.values()), len(runs), sum(runs.values()))
