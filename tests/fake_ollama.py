@@ -127,7 +127,10 @@ class FakeOllama:
                     else:
                         self._send(
                             200,
-                            {"details": {"family": "fake", "parameter_size": "1B"}, "model_info": {}},
+                            {
+                                "details": {"family": "fake", "parameter_size": "1B"},
+                                "model_info": {},
+                            },
                         )
                 elif self.path == "/api/chat":
                     reply = fake._next_reply(body)

@@ -116,7 +116,8 @@ class TestOutcomes:
 
     def test_diagram_longer_than_2000_is_kept_whole(self, fake_ollama, tmp_path):
         """Calamo extracts from the whole reply: no cut before extraction."""
-        classes = "\n".join(f"class LongClassName{i:03d}{{ String a, String b }}" for i in range(60))
+        line = "class LongClassName{:03d}{{ String a, String b }}"
+        classes = "\n".join(line.format(i) for i in range(60))
         diagram = "@startuml\n" + classes + "\n@enduml"
         assert len(diagram) > 2000
         fake_ollama.script.append(Reply(diagram))

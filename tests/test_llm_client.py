@@ -1,4 +1,4 @@
-"""The Ollama layer against a real HTTP server: bodies, fallback, retries, failures, cache, hosts."""
+"""The Ollama layer against a real HTTP server: bodies, fallback, retries, cache, hosts."""
 
 from __future__ import annotations
 

@@ -104,7 +104,9 @@ def default_root() -> Path:
     return here if (here / PROMPTS_DIR).is_dir() else paths.default_sources_dir()
 
 
-def load_prompts(root: Path | None, names: tuple[str, ...]) -> tuple[dict[str, str], dict[str, str]]:
+def load_prompts(
+    root: Path | None, names: tuple[str, ...]
+) -> tuple[dict[str, str], dict[str, str]]:
     """The texts of ``names`` and their sha256s, read from ``root`` or :func:`default_root`."""
     base = Path(root) if root is not None else default_root()
     texts = {name: load_prompt(base, name) for name in names}

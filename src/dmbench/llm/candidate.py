@@ -46,7 +46,7 @@ class Result(NamedTuple):
 
 
 def extract_plantuml(text: str) -> str | None:
-    """The first ``@startuml…@enduml`` block, stripped (upstream's extraction, no fence handling)."""
+    """The first ``@startuml…@enduml`` block, stripped; as upstream (fences are not removed)."""
     match = _PLANTUML_BLOCK.search(text)
     return match.group(0).strip() if match else None
 

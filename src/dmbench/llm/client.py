@@ -200,7 +200,9 @@ class OllamaChat:
         self.backoff = backoff
         self.cache = cache
         self.offline = offline
-        self._clients = {host: ollama.Client(host=host, timeout=self.timeout) for host in self.hosts}
+        self._clients = {
+            host: ollama.Client(host=host, timeout=self.timeout) for host in self.hosts
+        }
         self._lock = threading.Lock()
         self._in_flight = dict.fromkeys(self.hosts, 0)
         self._turn = 0
@@ -328,7 +330,9 @@ class OllamaChat:
             call.update(cause.call, error={"reported": cause.reported, "message": cause.message})
             raise ChatError(cause.reported, cause.message, call) from exc
         key = cache_key(info.model_digest, messages, sent_options, self.think, sample)
-        call.update(model_digest=info.model_digest, server_version=info.server_version, cache_key=key)
+        call.update(
+            model_digest=info.model_digest, server_version=info.server_version, cache_key=key
+        )
         cached = self.cache.get(key) if self.cache is not None else None
         if cached is not None:
             response, host, attempts = cached["response"], cached.get("host"), 0
