@@ -1,0 +1,205 @@
+"""Metrik-4: the semantic similarity of Triandini et al. (2021), as domain-model-metrics 1.0.0.
+
+Of the three scores, ``attribute_score`` is the property similarity (classes matched greedily by
+name and attributes), ``association_score`` the relationship similarity (associations,
+dependencies and generalisations, each matched greedily and weighted by its share of all edges)
+and ``class_score`` their blend ``clamp(0.7 * propSim + 0.3 * relSim)``.
+
+Upstream also computes a structural similarity (graph edit distance between the class graphs)
+and blends it with the semantic one into an overall similarity, but it returns only the three
+semantic values above, so the structural part can never change a published score. It is the
+expensive half of the upstream metric and is not computed here.
+
+Every float operation follows upstream in order and operand types so that the results are
+bit-identical: weights are applied left to right, a set similarity is ``2 * sum / (n1 + n2)``
+and the greedy matching adds its picks in the order it makes them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Sequence, TypeVar
+
+import numpy as np
+
+from dmbench.metrics._normalise import Attribute, Class, Edge, Normalised, normalise
+from dmbench.metrics._wordsim import WordSimilarity, word_similarity
+from dmbench.plantuml.model import Diagram
+
+T = TypeVar("T")
+U = TypeVar("U")
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    """One class pair chosen by the greedy matching, with its class similarity."""
+
+    reference: str
+    generated: str
+    similarity: float
+
+
+@dataclass(frozen=True, slots=True)
+class Explanation:
+    """Every intermediate of one comparison; ``class_score`` etc. are the published view."""
+
+    semantic: float
+    propSim: float
+    relSim: float
+    raSim: float
+    rdSim: float
+    rgSim: float
+    counts_reference: dict[str, int]
+    counts_generated: dict[str, int]
+    class_matching: tuple[Match, ...]
+
+    @property
+    def class_score(self) -> float:
+        return _clamp(self.semantic)
+
+    @property
+    def attribute_score(self) -> float:
+        return _clamp(self.propSim)
+
+    @property
+    def association_score(self) -> float:
+        return _clamp(self.relSim)
+
+    def to_dict(self) -> dict:
+        return {
+            "class_score": self.class_score,
+            "attribute_score": self.attribute_score,
+            "association_score": self.association_score,
+            "intermediates": {
+                "semantic": self.semantic,
+                "propSim": self.propSim,
+                "relSim": self.relSim,
+                "raSim": self.raSim,
+                "rdSim": self.rdSim,
+                "rgSim": self.rgSim,
+            },
+            "counts_reference": self.counts_reference,
+            "counts_generated": self.counts_generated,
+            "class_matching": [
+                {"reference": m.reference, "generated": m.generated, "similarity": m.similarity}
+                for m in self.class_matching
+            ],
+        }
+
+
+def compare(reference: Diagram, generated: Diagram) -> Explanation:
+    """Metrik-4 of two valid diagrams (see ``Diagram.is_valid``), with all intermediates."""
+    return _Comparison(word_similarity()).run(normalise(reference), normalise(generated))
+
+
+def greedy_matching(matrix: np.ndarray) -> tuple[float, list[tuple[int, int]]]:
+    """Upstream's greedy assignment: take the largest entry, drop its row and column, repeat.
+
+    Ties go to the first maximum in row-major order. Returns the sum of the picks, added in the
+    order they were made, and the (row, column) picks. Dropped cells are set to -1 (entries are
+    never negative): once only zeros remain upstream, which zeroes dropped cells, may re-pick a
+    dropped one where this picks a live zero; both add 0.0.
+    """
+    live = np.array(matrix, dtype=float)
+    rows, cols = live.shape
+    total = 0.0
+    picks = []
+    for _ in range(min(rows, cols)):
+        row, col = divmod(int(np.argmax(live)), cols)
+        total += live[row, col]
+        picks.append((row, col))
+        live[row, :] = -1.0
+        live[:, col] = -1.0
+    return float(total), picks
+
+
+def _set_similarity(
+    first: Sequence[T], second: Sequence[U], pair: Callable[[T, U], float]
+) -> tuple[float, list[tuple[int, int]]]:
+    """``2 * greedy sum / (n1 + n2)``: 1.0 for two empty sets, 0.0 if only one is empty."""
+    if not first and not second:
+        return 1.0, []
+    if not first or not second:
+        return 0.0, []
+    total, picks = greedy_matching(np.array([[pair(a, b) for b in second] for a in first]))
+    return (2.0 * total) / (len(first) + len(second)), picks
+
+
+def _clamp(value: float) -> float:
+    return max(0.0, min(1.0, float(value)))
+
+
+class _Comparison:
+    def __init__(self, words: WordSimilarity) -> None:
+        self._similarity = words.similarity
+
+    def run(self, reference: Normalised, generated: Normalised) -> Explanation:
+        prop, picks = _set_similarity(reference.classes, generated.classes, self._class)
+        ra, _ = _set_similarity(reference.associations, generated.associations, self._association)
+        rd, _ = _set_similarity(reference.dependencies, generated.dependencies, self._end_to_end)
+        rg, _ = _set_similarity(
+            reference.generalizations, generated.generalizations, self._end_to_end
+        )
+        rel = _relationship_similarity(reference, generated, ra, rd, rg)
+        matching = tuple(
+            Match(
+                reference.classes[i].name,
+                generated.classes[j].name,
+                self._class(reference.classes[i], generated.classes[j]),
+            )
+            for i, j in picks
+        )
+        return Explanation(
+            semantic=_clamp(0.7 * prop + 0.3 * rel),
+            propSim=prop,
+            relSim=rel,
+            raSim=ra,
+            rdSim=rd,
+            rgSim=rg,
+            counts_reference=reference.counts(),
+            counts_generated=generated.counts(),
+            class_matching=matching,
+        )
+
+    def _class(self, first: Class, second: Class) -> float:
+        name = self._similarity(first.name, second.name)
+        attributes, _ = _set_similarity(first.attributes, second.attributes, self._attribute)
+        return 0.571 * name + 0.429 * attributes
+
+    def _attribute(self, first: Attribute, second: Attribute) -> float:
+        return (
+            0.1 * _same(first.modifier, second.modifier)
+            + 0.7 * self._similarity(first.name, second.name)
+            + 0.2 * _same(first.type, second.type)
+        )
+
+    def _association(self, first: Edge, second: Edge) -> float:
+        return (
+            0.3 * self._similarity(first.source, second.source)
+            + 0.2 * self._similarity(first.name, second.name)
+            + 0.2 * (1.0 if first.ownership == second.ownership else 0.0)
+            + 0.3 * self._similarity(first.target, second.target)
+        )
+
+    def _end_to_end(self, first: Edge, second: Edge) -> float:
+        return (
+            self._similarity(first.source, second.source)
+            + self._similarity(first.target, second.target)
+        ) / 2.0
+
+
+def _same(first: str, second: str) -> float:
+    return 1.0 if first.lower() == second.lower() else 0.0
+
+
+def _relationship_similarity(
+    reference: Normalised, generated: Normalised, ra: float, rd: float, rg: float
+) -> float:
+    """Each edge kind weighted by its share of all edges in both diagrams; 1.0 with no edges."""
+    n_ra = len(reference.associations) + len(generated.associations)
+    n_rd = len(reference.dependencies) + len(generated.dependencies)
+    n_rg = len(reference.generalizations) + len(generated.generalizations)
+    total = n_ra + n_rd + n_rg
+    if total == 0:
+        return 1.0
+    return _clamp((n_ra / total) * ra + (n_rd / total) * rd + (n_rg / total) * rg)

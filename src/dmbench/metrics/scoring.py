@@ -1,0 +1,165 @@
+"""Metrics by name, the three-score interface, and the benchmark's view of a scored pair.
+
+A metric takes two PlantUML strings. ``metrik-4`` reads them with the ``compat`` reading (what
+the published numbers used), ``metrik-4-standard`` with the ``standard`` reading; the comparison
+is the same. The benchmark view (:func:`score_benchmark`) is the one rule for turning a
+generation into three numbers, shared by ``score-pairs`` and the scoring of runs.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import multiprocessing.context
+import os
+import sys
+from collections.abc import Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass
+
+from dmbench.errors import DmbenchError
+from dmbench.metrics._wordsim import word_similarity
+from dmbench.metrics.metrik4 import Explanation, compare
+
+EMPTY_GENERATED_MODEL = "empty_generated_model"
+
+
+@dataclass(frozen=True, slots=True)
+class Scores:
+    class_score: float
+    attribute_score: float
+    association_score: float
+
+    def to_dict(self) -> dict[str, float]:
+        return asdict(self)
+
+
+@dataclass(frozen=True, slots=True)
+class BenchmarkScore:
+    """Scores as a benchmark records them: a failed pair is 0/0/0 with the reason in ``error``."""
+
+    class_score: float
+    attribute_score: float
+    association_score: float
+    error: str | None = None
+
+    def to_dict(self) -> dict[str, float | str | None]:
+        return asdict(self)
+
+
+@dataclass(frozen=True, slots=True)
+class Metric:
+    """A registered metric: the upstream comparison over one reading of PlantUML."""
+
+    name: str
+    reading: str
+    description: str
+    upstream: str = "domain-model-metrics 1.0.0 (metrik-4)"
+
+    def explain(self, reference: str, generated: str) -> Explanation:
+        """All intermediates; raises ``ParseError`` or ``ValueError`` as upstream does."""
+        from dmbench.plantuml import parse
+
+        reference_model = parse(reference, self.reading)
+        generated_model = parse(generated, self.reading)
+        if not reference_model.is_valid():
+            raise ValueError("Invalid reference model")
+        if not generated_model.is_valid():
+            raise ValueError("Invalid generated model")
+        return compare(reference_model, generated_model)
+
+    def compute(self, reference: str, generated: str) -> Scores:
+        explanation = self.explain(reference, generated)
+        return Scores(
+            explanation.class_score, explanation.attribute_score, explanation.association_score
+        )
+
+
+METRICS: dict[str, Metric] = {
+    metric.name: metric
+    for metric in (
+        Metric("metrik-4", "compat", "Published metric: upstream's strict parser, quirks included."),
+        Metric("metrik-4-standard", "standard", "The same comparison over standard PlantUML."),
+    )
+}
+DEFAULT_METRIC = "metrik-4"
+
+
+def get_metric(name: str) -> Metric:
+    try:
+        return METRICS[name]
+    except KeyError:
+        raise ValueError(f"unknown metric {name!r}; choose one of {', '.join(METRICS)}") from None
+
+
+def compute(reference: str, generated: str, metric: str = DEFAULT_METRIC) -> Scores:
+    """The three scores of ``generated`` against ``reference``; raises on unreadable input."""
+    return get_metric(metric).compute(reference, generated)
+
+
+def explain(reference: str, generated: str, metric: str = DEFAULT_METRIC) -> Explanation:
+    """Like :func:`compute`, with every intermediate and the class matching."""
+    return get_metric(metric).explain(reference, generated)
+
+
+def score_benchmark(reference: str, generated: str, metric: str = DEFAULT_METRIC) -> BenchmarkScore:
+    """The benchmark view: an empty generation or any metric error scores 0/0/0 with a reason.
+
+    A missing prerequisite (NLTK data) is not a property of the pair and is raised instead.
+    """
+    chosen = get_metric(metric)
+    if not generated.strip():
+        return BenchmarkScore(0.0, 0.0, 0.0, EMPTY_GENERATED_MODEL)
+    try:
+        scores = chosen.compute(reference, generated)
+    except DmbenchError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - upstream records any metric failure as data
+        return BenchmarkScore(0.0, 0.0, 0.0, str(exc))
+    return BenchmarkScore(scores.class_score, scores.attribute_score, scores.association_score)
+
+
+def score_benchmark_many(
+    pairs: Iterable[tuple[str, str]],
+    metric: str = DEFAULT_METRIC,
+    workers: int | None = None,
+) -> list[BenchmarkScore]:
+    """:func:`score_benchmark` for each (reference, generated) pair, in input order.
+
+    ``workers`` > 1 spreads the pairs over that many processes; None picks one per CPU when
+    there are enough pairs. WordNet is loaded before the pool starts so that forked workers
+    share it instead of each loading it again.
+    """
+    get_metric(metric)
+    pairs = list(pairs)
+    count = _worker_count(workers, len(pairs))
+    if count <= 1:
+        return [score_benchmark(ref, gen, metric) for ref, gen in pairs]
+    word_similarity()
+    size = -(-len(pairs) // (count * _CHUNKS_PER_WORKER))
+    chunks = [pairs[i : i + size] for i in range(0, len(pairs), size)]
+    with ProcessPoolExecutor(max_workers=count, mp_context=_pool_context()) as pool:
+        scored = pool.map(_score_chunk, chunks, [metric] * len(chunks))
+        return [score for chunk in scored for score in chunk]
+
+
+#: Below this many pairs per worker a single process wins (a worker's memo starts cold).
+_MIN_PAIRS_PER_WORKER = 100
+#: Contiguous chunks keep pairs of one reference together; several per worker balance the load.
+_CHUNKS_PER_WORKER = 4
+
+
+def _worker_count(workers: int | None, n_pairs: int) -> int:
+    if workers is not None:
+        return max(1, min(workers, n_pairs))
+    return max(1, min(os.cpu_count() or 1, n_pairs // _MIN_PAIRS_PER_WORKER))
+
+
+def _pool_context() -> multiprocessing.context.BaseContext:
+    """Fork where it is safe and available (Linux), so workers inherit the loaded WordNet."""
+    if sys.platform == "linux":
+        return multiprocessing.get_context("fork")
+    return multiprocessing.get_context()
+
+
+def _score_chunk(pairs: Sequence[tuple[str, str]], metric: str) -> list[BenchmarkScore]:
+    return [score_benchmark(ref, gen, metric) for ref, gen in pairs]
