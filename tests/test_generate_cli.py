@@ -44,7 +44,7 @@ class TestDatasetRuns:
         result = _rule_based(records_only, "ds2")
         assert result.exit_code == 0, result.output
         (run,) = _generated_runs(records_only)
-        assert result.output == f"{run.info.run_id}: 8 records, 0 failed ({run.path})\n"
+        assert result.stdout == f"{run.info.run_id}: 8 records, 0 failed ({run.path})\n"
         assert run.info.run_id.startswith("rule_based__no-llm__ds2__run1__")
         assert run.info.provenance["spacy_model_version"] == "3.8.0"
         assert run.info.provenance["dmbench_version"]
@@ -90,7 +90,7 @@ class TestOwnRecords:
         path.write_text("".join(json.dumps(line) + "\n" for line in lines), "utf-8")
         result = _invoke("--candidate", "rule_based", "--records", str(path))
         assert result.exit_code == 0, result.output
-        rows = [json.loads(line) for line in result.output.splitlines()]
+        rows = [json.loads(line) for line in result.stdout.splitlines()]
         assert [sorted(row) for row in rows] == [["error", "failed", "generated", "id"]] * 2
         assert rows[0]["id"] == "zoo" and 'Animals "1..*" *-- "1" Zoo' in rows[0]["generated"]
         assert rows[1] == {
@@ -105,7 +105,7 @@ class TestOwnRecords:
             "--candidate", "rule_based", "--records", "-", stdin='{"id": "a", "text": "Hi."}\n'
         )
         assert result.exit_code == 0, result.output
-        assert json.loads(result.output)["id"] == "a"
+        assert json.loads(result.stdout)["id"] == "a"
 
     def test_a_bad_line_is_named(self, tmp_path):
         path = tmp_path / "bad.jsonl"
