@@ -15,7 +15,9 @@ from dmbench.plantuml import (
     grammar_reference,
     parse,
 )
-from dmbench.plantuml._standard import classify_arrow, grammar_text
+from dmbench.plantuml._compat import ARROWS, IDENT
+from dmbench.plantuml._grammar import grammar_text, terminal
+from dmbench.plantuml._standard import classify_arrow
 
 
 def read(body: str):
@@ -152,3 +154,11 @@ class TestGrammarReference:
         for name in names:
             assert f"  {name}:" in reference
         assert "%import" not in reference and "->" not in reference
+
+
+class TestOneGrammar:
+    def test_compat_arrows_are_grammar_arrows(self):
+        """compat's arrow table only adds upstream's meanings and order to the grammar's ARROW."""
+        arrow = re.compile(terminal("ARROW"))
+        assert all(arrow.fullmatch(text) for text, _kind, _swap in ARROWS)
+        assert IDENT == terminal("IDENT")

@@ -10,13 +10,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from dmbench.plantuml._errors import ParseError
+from dmbench.plantuml._errors import NO_BLOCK, ParseError
+from dmbench.plantuml._grammar import terminal
 from dmbench.plantuml.model import Attribute, Class, Diagram, Enum, Note, Relationship
 
-NO_BLOCK = "No UML blocks found in input (missing @startuml/@enduml markers)"
-IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
+IDENT = terminal("IDENT")
 
 # Upstream's arrow table in its trial order: (arrow, kind, whether source and target swap).
+# Every arrow is one the grammar's ARROW token accepts; only the meaning and order are upstream's.
 ARROWS: tuple[tuple[str, str, bool], ...] = (
     ("<|--", "inheritance", False),
     ("--|>", "inheritance", True),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+NO_BLOCK = "No UML blocks found in input (missing @startuml/@enduml markers)"
+
 
 class ParseError(ValueError):
     """PlantUML text that a reading cannot turn into a diagram.

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from dmbench.plantuml._standard import grammar_text
+from dmbench.plantuml._grammar import grammar_text
 
 _SECTION = re.compile(r"^// --- (.+?) -+$")
 _ALIAS = re.compile(r"\s*->\s*\w+\s*$")

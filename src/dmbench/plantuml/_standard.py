@@ -8,34 +8,17 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import cache
-from importlib import resources
-
-from lark import Lark, Token, Tree
+from lark import Token, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 
-from dmbench.plantuml._compat import NO_BLOCK
-from dmbench.plantuml._errors import ParseError
+from dmbench.plantuml._errors import NO_BLOCK, ParseError
+from dmbench.plantuml._grammar import parser
 from dmbench.plantuml.model import Attribute, Class, Diagram, Enum, Note, Relationship
 
 _BLOCK = re.compile(r"@startuml(.*?)@enduml", re.S)
 _BLOCK_COMMENT = re.compile(r"/'.*?'/", re.S)
 _TRAILING_SLASHES = re.compile(r"(^|\s)//.*$")
 _END_NOTE = re.compile(r"^end\s?note$")
-
-
-def grammar_text() -> str:
-    return resources.files("dmbench.plantuml").joinpath("grammar.lark").read_text("utf-8")
-
-
-@cache
-def parser() -> Lark:
-    return Lark(
-        grammar_text(),
-        parser="lalr",
-        start=["top_line", "member_line", "enum_line"],
-        propagate_positions=True,
-    )
 
 
 def parse_standard(text: str) -> Diagram:
