@@ -15,9 +15,9 @@ def main() -> None:
 
 
 def _register() -> None:
-    from dmbench.cli import commands_generate, commands_plantuml, commands_sources
+    from dmbench.cli import commands_generate, commands_plantuml, commands_sources, commands_metrics
 
-    for module in (commands_sources, commands_generate, commands_plantuml):
+    for module in (commands_sources, commands_generate, commands_plantuml, commands_metrics):
         for command in module.COMMANDS:
             main.add_command(command)
 

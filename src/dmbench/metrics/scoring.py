@@ -77,7 +77,7 @@ class Metric:
 METRICS: dict[str, Metric] = {
     metric.name: metric
     for metric in (
-        Metric("metrik-4", "compat", "Published metric: upstream's strict parser, quirks included."),
+        Metric("metrik-4", "compat", "The published metric: upstream's parser, quirks included."),
         Metric("metrik-4-standard", "standard", "The same comparison over standard PlantUML."),
     )
 }

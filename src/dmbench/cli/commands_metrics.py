@@ -1,0 +1,104 @@
+"""Commands over the metrics: ``score-pair``, ``score-pairs`` (JSON lines) and ``setup``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from dmbench.metrics import (
+    DEFAULT_METRIC,
+    METRICS,
+    download_nltk_data,
+    explain,
+    score_benchmark_many,
+)
+from dmbench.plantuml import ParseError
+
+metric_option = click.option(
+    "--metric",
+    type=click.Choice(list(METRICS)),
+    default=DEFAULT_METRIC,
+    show_default=True,
+    help="metrik-4 = published (compat reading); metrik-4-standard = over standard PlantUML.",
+)
+
+
+_SCORE_KEYS = ("class_score", "attribute_score", "association_score")
+
+
+@click.command("score-pair")
+@click.argument("reference", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("generated", type=click.Path(dir_okay=False, path_type=Path))
+@metric_option
+@click.option("--explain", "show_all", is_flag=True, help="Also print every intermediate.")
+def score_pair(reference: Path, generated: Path, metric: str, show_all: bool) -> None:
+    """Score GENERATED against REFERENCE (two PlantUML files) and print the scores as JSON."""
+    try:
+        explanation = explain(_read(reference), _read(generated), metric)
+    except (ParseError, ValueError) as exc:
+        raise click.ClickException(str(exc)) from None
+    result = explanation.to_dict()
+    if not show_all:
+        result = {key: result[key] for key in _SCORE_KEYS}
+    click.echo(json.dumps(result, indent=2, ensure_ascii=False))
+
+
+@click.command("score-pairs")
+@click.option(
+    "--jsonl",
+    type=click.Path(dir_okay=False, path_type=Path),
+    required=True,
+    help='Read {"id", "reference", "generated"} lines; write one score line per input to stdout.',
+)
+@metric_option
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Processes to use (default: one per CPU for large batches).",
+)
+def score_pairs(jsonl: Path, metric: str, workers: int | None) -> None:
+    """Score many pairs in the benchmark view: a failed pair is 0/0/0 with its error."""
+    ids, pairs = [], []
+    for number, line in enumerate(_read(jsonl).splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+            ids.append(record["id"])
+            pairs.append((record["reference"], record["generated"]))
+        except (ValueError, KeyError, TypeError):
+            raise click.ClickException(
+                f'{jsonl}:{number}: expected a JSON object with "id", "reference" and "generated"'
+            ) from None
+    for item_id, score in zip(ids, score_benchmark_many(pairs, metric, workers), strict=True):
+        click.echo(json.dumps({"id": item_id, **score.to_dict()}, ensure_ascii=False))
+
+
+@click.command("setup")
+@click.option(
+    "--nltk-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Where to put the NLTK data (default: NLTK's own default directory).",
+)
+def setup(nltk_dir: Path | None) -> None:
+    """Download the NLTK data metrik-4 needs (WordNet, stopwords, POS tagger) if missing."""
+    downloaded = download_nltk_data(nltk_dir)
+    if downloaded:
+        click.echo(f"downloaded NLTK data: {', '.join(downloaded)}")
+    else:
+        click.echo("NLTK data already present")
+
+
+def _read(path: Path) -> str:
+    """The file's exact text: no newline translation, so a diagram is scored as stored."""
+    try:
+        return path.read_bytes().decode("utf-8")
+    except OSError as exc:
+        raise click.ClickException(f"cannot read {path}: {exc.strerror}") from None
+
+
+COMMANDS = [score_pair, score_pairs, setup]
