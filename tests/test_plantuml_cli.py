@@ -69,10 +69,8 @@ class TestParseCommand:
         by_sha = {hashlib.sha256(t.encode("utf-8")).hexdigest(): t for t in texts}
         golden = read_jsonl(golden_dir / "parsed.jsonl")
         batch = tmp_path / "in.jsonl"
-        batch.write_text(
-            "".join(json.dumps({"id": g["sha256"], "text": by_sha[g["sha256"]]}) + "\n" for g in golden),
-            encoding="utf-8",
-        )
+        lines = [json.dumps({"id": g["sha256"], "text": by_sha[g["sha256"]]}) for g in golden]
+        batch.write_text("\n".join(lines) + "\n", encoding="utf-8")
         start = time.perf_counter()
         result = CliRunner().invoke(main, ["parse", "--jsonl", str(batch), "--reading", "compat"])
         elapsed = time.perf_counter() - start

@@ -23,8 +23,9 @@ from dmbench.plantuml import (
 from dmbench.plantuml._published import output_rows, reference_rows
 
 UPSTREAM = Path(__file__).resolve().parents[2] / "shared" / "upstream"
-CORPUS = sorted({r.text for r in reference_rows(UPSTREAM)} | {r.text for r in output_rows(UPSTREAM)})
-SIGNIFICANT = list("{}()<>|*o.-:;,\"'/\\=+#~@\n \t") + ["@startuml", "@enduml", "end note", "class "]
+CORPUS = sorted({r.text for r in [*reference_rows(UPSTREAM), *output_rows(UPSTREAM)]})
+SIGNIFICANT = [*"{}()<>|*o.-:;,\"'/\\=+#~@\n \t", "@startuml", "@enduml", "end note", "class "]
+READING = st.sampled_from(READINGS)
 FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
@@ -58,20 +59,20 @@ def mutated(draw):
 
 class TestTotality:
     @FAST
-    @given(st.text(), st.sampled_from(READINGS))
+    @given(st.text(), READING)
     def test_random_text(self, text, reading):
         """Arbitrary text: a Diagram or a ParseError, never another exception."""
         assert isinstance(outcome(text, reading), Diagram | ParseError)
 
     @FAST
-    @given(st.lists(st.sampled_from(SIGNIFICANT + ["A", "B", "x"]), max_size=40), st.sampled_from(READINGS))
+    @given(st.lists(st.sampled_from([*SIGNIFICANT, "A", "B", "x"]), max_size=40), READING)
     def test_random_diagram_body(self, pieces, reading):
         """Text made of PlantUML's own symbols inside the markers."""
         text = "@startuml\n" + "".join(pieces) + "\n@enduml"
         assert isinstance(outcome(text, reading), Diagram | ParseError)
 
     @FAST
-    @given(mutated(), st.sampled_from(READINGS))
+    @given(mutated(), READING)
     def test_mutated_corpus_diagrams(self, text, reading):
         """Damaged real diagrams: a Diagram or a ParseError, never another exception."""
         assert isinstance(outcome(text, reading), Diagram | ParseError)
@@ -94,7 +95,9 @@ RESERVED = {
 }  # fmt: skip
 NAMES = st.from_regex(r"\A[A-Z][a-z0-9_]{0,6}\Z").filter(lambda n: n.lower() not in RESERVED)
 LOWER = st.from_regex(r"\A[a-z][A-Za-z0-9_]{0,6}\Z").filter(lambda n: n not in RESERVED)
-TYPES = st.sampled_from([None, "String", "int", "Date", "List<String>", "Map<String, Integer>", "int[]"])
+TYPES = st.sampled_from(
+    [None, "String", "int", "Date", "List<String>", "Map<String, Integer>", "int[]"]
+)
 CARDS = st.sampled_from([None, "", "1", "0..1", "1..*", "*"])
 KINDS = st.sampled_from(
     ["association", "directed", "inheritance", "composition", "aggregation", "dependency"]

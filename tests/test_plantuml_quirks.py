@@ -78,7 +78,8 @@ class TestQuirks:
             "class A {\n  String a, String b\n}\nclass Book{ String Title, String Author }"
         )
         assert [c.attributes for c in compat.classes] == [(), ()]
-        assert standard.classes[0].attributes == (Attribute("a", "String"), Attribute("b", "String"))
+        expected = (Attribute("a", "String"), Attribute("b", "String"))
+        assert standard.classes[0].attributes == expected
         assert [a.name for a in standard.classes[1].attributes] == ["Title", "Author"]
 
     def test_arrow_without_spaces_takes_an_o(self):

@@ -55,10 +55,8 @@ class TestArrows:
         assert classify_arrow(arrow) == (kind, swap)
         rel = read(f'L "l" {arrow} "r" R').relationships[0]
         expected = ("R", "L", "r", "l") if swap else ("L", "R", "l", "r")
-        assert (rel.kind, rel.source, rel.target, rel.source_cardinality, rel.target_cardinality) == (
-            kind,
-            *expected,
-        )
+        ends = (rel.source, rel.target, rel.source_cardinality, rel.target_cardinality)
+        assert (rel.kind, *ends) == (kind, *expected)
 
 
 class TestDeclarations:
@@ -110,7 +108,8 @@ class TestDeclarations:
     def test_member_of_adds_an_attribute(self):
         """``A : name : String`` adds a typed attribute to A, declaring A if needed."""
         d = read("A : name : String\nA : age")
-        assert d.classes == (Class("A", attributes=(Attribute("name", "String"), Attribute("age"))),)
+        attributes = (Attribute("name", "String"), Attribute("age"))
+        assert d.classes == (Class("A", attributes=attributes),)
 
 
 class TestErrors:

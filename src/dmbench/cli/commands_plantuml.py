@@ -92,7 +92,7 @@ def _batch(text: str, reading: str, source: Path):
     help="Where to write quirk_cost.csv and quirk_cost.md.",
 )
 def quirks(sources_dir: Path | None, out_dir: Path) -> None:
-    """Tabulate what the compat reading loses against the standard one, per dataset and candidate."""
+    """Tabulate what the compat reading loses against the standard one, per dataset/candidate."""
     sources = sources_dir or paths.default_sources_dir()
     try:
         rows = [*reference_rows(sources), *output_rows(sources)]

@@ -58,7 +58,7 @@ def study_texts(sources: Path) -> Iterator[str]:
 
 
 def run_references(sources: Path) -> Iterator[str]:
-    """The reference strings as copied into each run record (byte-identical or not)."""
+    """The reference strings as each run record stores them (the golden hashes them too)."""
     for path in sorted((sources / RUNS_DIR).glob("*.json")):
         yield from (record["reference"] for record in _load(path)["records"])
 

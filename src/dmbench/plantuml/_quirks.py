@@ -10,7 +10,7 @@ from __future__ import annotations
 import csv
 import io
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from dmbench.plantuml._compat import parse_compat
@@ -46,7 +46,8 @@ def row_cost(row: DiagramRow) -> RowCost:
     if standard is None:
         return RowCost(row.id, row.dataset, row.candidate, "standard_error")
     status = "both_ok" if compat is not None else "compat_error"
-    return RowCost(row.id, row.dataset, row.candidate, status, compare(standard, compat or Diagram()))
+    counts = compare(standard, compat or Diagram())
+    return RowCost(row.id, row.dataset, row.candidate, status, counts)
 
 
 def compare(standard: Diagram, compat: Diagram) -> Counter[str]:
@@ -59,7 +60,7 @@ def compare(standard: Diagram, compat: Diagram) -> Counter[str]:
     return counts
 
 
-def _try(reader, text: str) -> Diagram | None:
+def _try(reader: Callable[[str], Diagram], text: str) -> Diagram | None:
     try:
         return reader(text)
     except ParseError:

@@ -29,6 +29,7 @@ def grammar_reference() -> str:
         elif line.startswith("%") or line.startswith("_SEP") or line.startswith("//"):
             continue
         elif line.strip():
-            out.append("  " + _ALIAS.sub("", line).replace(".2:", ":").replace("_SEP", '("," | ";")'))
+            line = _ALIAS.sub("", line).replace(".2:", ":").replace("_SEP", '("," | ";")')
+            out.append("  " + line)
     out += ["", "whitespace between tokens is ignored; members are separated by \",\" or \";\"."]
     return "\n".join(out) + "\n"

@@ -60,7 +60,8 @@ def classify_arrow(arrow: str) -> tuple[str, bool]:
     left = re.match(r"<\||<|\*|o|#|\+", arrow)
     right = re.search(r"(\|>|>|\*|o|#|\+)$", arrow)
     heads = (left.group(0) if left else "", right.group(1) if right else "")
-    for marks, kind in ((("<|", "|>"), "inheritance"), (("*",), "composition"), (("o",), "aggregation")):
+    diamonds = ((("<|", "|>"), "inheritance"), (("*",), "composition"), (("o",), "aggregation"))
+    for marks, kind in diamonds:
         if heads[0] in marks:
             return kind, False
         if heads[1] in marks:

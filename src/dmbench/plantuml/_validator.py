@@ -12,7 +12,9 @@ from dataclasses import dataclass, field
 
 from dmbench.plantuml._compat import IDENT
 
-BLOCKLIST = frozenset({"i.e", "e.g", "etc", "cf", "vs", "al", "viz", "approx", "yes", "no", "true", "false"})
+BLOCKLIST = frozenset(
+    {"i.e", "e.g", "etc", "cf", "vs", "al", "viz", "approx", "yes", "no", "true", "false"}
+)
 
 _IDENT = re.compile(rf"{IDENT}")
 _FENCE = re.compile(r"^[ \t]*```", re.M)
