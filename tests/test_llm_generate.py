@@ -1,0 +1,162 @@
+"""``dmbench generate`` with an LLM candidate, as a user runs it: killed, resumed, replayed offline.
+
+The package comes from ``dmbench build --sources ../shared/upstream``; the candidate talks to the
+fake Ollama server over real HTTP from a separate ``dmbench`` process.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from fake_ollama import Reply, diagram_reply, fake_ollama  # noqa: F401
+
+from dmbench.cli import main
+from dmbench.cli.commands_generate import ProgressBar
+from dmbench.package import load_records
+from dmbench.runs.store import OutputRow, read_outputs
+
+UPSTREAM = Path(__file__).resolve().parents[2] / "shared" / "upstream"
+DMBENCH = str(Path(sys.executable).parent / "dmbench")
+PREFIX = "Transform into plant uml this specification text: "
+
+
+@pytest.fixture(scope="module")
+def built_package(tmp_path_factory) -> Path:
+    package = tmp_path_factory.mktemp("package")
+    result = CliRunner().invoke(
+        main, ["build", "--package", str(package), "--sources", str(UPSTREAM)]
+    )
+    assert result.exit_code == 0, result.output
+    return package
+
+
+def scripted(body: dict) -> Reply:
+    """A diagram for most records, none for about one in eight, each after a short delay."""
+    user = body["messages"][-1]["content"]
+    if hashlib.sha256(user.encode()).hexdigest()[0] in "01":
+        return Reply("Sorry, I cannot draw that.", delay=0.08)
+    return Reply(diagram_reply(body).content, delay=0.08)
+
+
+def command(package: Path, url: str, *extra: str) -> list[str]:
+    return [
+        DMBENCH, "generate", "--candidate", "calamo", "--model", "test-model",
+        "--dataset", "ds1", "--workers", "3", "--host", url, "--package", str(package), *extra,
+    ]  # fmt: skip
+
+
+def outputs_file(package: Path) -> Path | None:
+    found = sorted(package.glob("runs/calamo__test-model__ds1__run1__*/outputs.jsonl"))
+    return found[0] if found else None
+
+
+def complete_lines(path: Path | None) -> list[dict]:
+    if path is None or not path.exists():
+        return []
+    lines = path.read_bytes().split(b"\n")[:-1]  # a torn last line has no newline yet
+    return [json.loads(line) for line in lines]
+
+
+def kill_after(cmd: list[str], package: Path, stored: int) -> None:
+    """Start ``cmd`` and SIGKILL it once ``stored`` records are on disk."""
+    process = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 30
+    while len(complete_lines(outputs_file(package))) < stored:
+        assert process.poll() is None, process.stderr.read().decode()
+        assert time.monotonic() < deadline, "the run never got that far"
+        time.sleep(0.005)
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+    process.stderr.close()
+
+
+def essentials(rows: list[OutputRow]) -> list[tuple]:
+    return [(r.record_id, r.generated, r.failed, r.error, r.raw) for r in rows]
+
+
+def test_sigkill_resume_and_offline_replay(built_package, fake_ollama, tmp_path):
+    """Killed twice mid-run, then resumed: every record once, in order, none asked twice;
+    the cache then replays the same outputs with the server stopped, and the package validates."""
+    package = tmp_path / "package"
+    shutil.copytree(built_package, package)
+    fake_ollama.responder = scripted
+    cmd = command(package, fake_ollama.url)
+    order = [r.record_id for r in load_records(package, "ds1")]
+    texts = {r.record_id: r.text for r in load_records(package, "ds1")}
+
+    kills = []  # (records stored when killed, requests the server had seen by then)
+    for stored in (5, 17):
+        kill_after(cmd, package, stored)
+        rows_then = complete_lines(outputs_file(package))
+        assert len({row["record_id"] for row in rows_then}) == len(rows_then) >= stored
+        kills.append(({row["record_id"] for row in rows_then}, len(fake_ollama.chats())))
+    finished = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    assert finished.returncode == 0, finished.stderr
+
+    rows = list(read_outputs(outputs_file(package)))
+    assert [row.record_id for row in rows] == order  # none lost, none twice, record order
+    asked = [body["messages"][1]["content"] for body in fake_ollama.chats()]
+    for done, seen in kills:  # a record stored before a kill is never asked for after it
+        assert not {PREFIX + texts[record_id] for record_id in done} & set(asked[seen:])
+    assert len(fake_ollama.chats()) <= len(order) + 2 * 3  # at most the in-flight ones twice
+    assert any(row.failed for row in rows) and not all(row.failed for row in rows)
+    assert {row.error for row in rows if row.failed} == {"kaiser_zero_shot_no_plantuml"}
+    assert "45 records" in finished.stdout
+
+    validated = subprocess.run(
+        [DMBENCH, "validate", str(package)], capture_output=True, text=True, timeout=120
+    )
+    assert validated.returncode == 0, validated.stdout + validated.stderr
+
+    fake_ollama.stop()
+    run_dir = outputs_file(package).parent
+    shutil.move(run_dir, tmp_path / "first-run")
+    replay = subprocess.run(cmd + ["--offline"], capture_output=True, text=True, timeout=60)
+    assert replay.returncode == 0, replay.stderr
+    replayed = list(read_outputs(outputs_file(package)))
+    assert essentials(replayed) == essentials(rows)
+    assert all(call["cached"] for row in replayed for call in row.calls)
+
+
+def test_offline_cache_miss_stops_the_run_clearly(built_package, tmp_path):
+    """Offline with nothing cached: one sentence naming the fix, exit code 1, no traceback."""
+    package = tmp_path / "package"
+    shutil.copytree(built_package, package)
+    result = CliRunner().invoke(
+        main,
+        ["generate", "--candidate", "chen", "--model", "m", "--dataset", "ds2", "--offline",
+         "--package", str(package)],
+    )  # fmt: skip
+    assert result.exit_code == 1
+    assert "run once without --offline" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_llm_candidate_needs_a_model(built_package):
+    """Without --model an LLM candidate is a usage error."""
+    result = CliRunner().invoke(
+        main, ["generate", "--candidate", "calamo", "--dataset", "ds2", "--package", "x"]
+    )
+    assert result.exit_code == 2
+    assert "calamo needs --model" in result.output
+
+
+def test_progress_bar_shows_counts_failures_and_eta(capsys):
+    """The bar counts stored records as done and shows failures and the time left."""
+    bar = ProgressBar()
+    bar.start_run("run-a", total=4, stored=2)
+    bar(OutputRow("r3", "", True, "x", 0.1))
+    err = capsys.readouterr().err
+    assert "run-a [" in err and "3/4 failed 1 ETA " in err
+    bar.close()
+    assert capsys.readouterr().err == "\n"
