@@ -35,18 +35,26 @@ def _records() -> list[Record]:
     return records
 
 
-def _published() -> dict[str, list[str]]:
-    """Record id -> the generated text of each published run, in run-index order."""
+def _published() -> dict[str, list[dict]]:
+    """Record id -> the record of each published run (generated, scores...), in run order."""
     upstream = {upstream: name for name, (upstream, _) in DATASETS.items()}
     runs = []
     for path in sorted((BENCHMARK / "Workflow/Results/runs").glob("rule_based_*.json")):
         artifact = json.loads(path.read_text("utf-8"))
         runs.append((upstream[artifact["dataset"]], artifact["run_index"], artifact["records"]))
-    published: dict[str, list[str]] = {}
+    published: dict[str, list[dict]] = {}
     for dataset, _, records in sorted(runs, key=lambda run: run[:2]):
         for record in records:
-            published.setdefault(f"{dataset}-{record['id']}", []).append(record["generated"])
+            published.setdefault(f"{dataset}-{record['id']}", []).append(record)
     return published
+
+
+def _references() -> dict[str, str]:
+    return {
+        f"{name}-{item['id']}": item["puml"]
+        for name, (_, path) in DATASETS.items()
+        for item in json.loads((BENCHMARK / path).read_text("utf-8"))
+    }
 
 
 RECORDS = _records()
@@ -101,16 +109,33 @@ class TestPublishedRuns:
     def test_same_lines_as_every_published_run(self, generated, record_id):
         """Equal as a multiset of lines to each of the three published runs."""
         ours = Counter(generated[record_id].splitlines())
-        for run, text in enumerate(PUBLISHED[record_id], start=1):
-            assert ours == Counter(text.splitlines()), f"differs from published run {run}"
+        for run, published in enumerate(PUBLISHED[record_id], start=1):
+            expected = Counter(published["generated"].splitlines())
+            assert ours == expected, f"differs from published run {run}"
 
     @pytest.mark.parametrize("record_id", [r.id for r in RECORDS])
     def test_same_layout_as_every_published_run(self, generated, record_id):
         """Only lines of one kind in one block may be reordered; everything else is byte-exact."""
         ours = _canonical(generated[record_id])
-        for text in PUBLISHED[record_id]:
-            assert ours == _canonical(text)
-            assert generated[record_id].endswith("\n") and text.endswith("\n")
+        for published in PUBLISHED[record_id]:
+            assert ours == _canonical(published["generated"])
+            assert generated[record_id].endswith("\n") and published["generated"].endswith("\n")
+
+
+def test_rescoring_reproduces_every_published_score(generated):
+    """metrik-4 over our outputs gives each record's published scores exactly (Tables 2, 3)."""
+    from dmbench.metrics.scoring import score_benchmark
+
+    references = _references()
+    names = ("class_score", "attribute_score", "association_score")
+    means: dict[str, list[list[float]]] = {"ds1": [], "ds2": []}
+    for record in RECORDS:
+        ours = score_benchmark(references[record.id], generated[record.id]).to_dict()
+        for published in PUBLISHED[record.id]:
+            assert ours == {name: published["scores"][name] for name in (*names, "error")}
+        means[record.id[:3]].append([ours[name] for name in names])
+    table = {ds: [round(sum(c) / len(c), 3) for c in zip(*rows)] for ds, rows in means.items()}
+    assert table == {"ds1": [0.417, 0.447, 0.348], "ds2": [0.312, 0.353, 0.215]}
 
 
 _SCRIPT = """
