@@ -15,9 +15,21 @@ def main() -> None:
 
 
 def _register() -> None:
-    from dmbench.cli import commands_generate, commands_plantuml, commands_sources, commands_metrics
+    from dmbench.cli import (
+        commands_generate,
+        commands_metrics,
+        commands_plantuml,
+        commands_results,
+        commands_sources,
+    )
 
-    for module in (commands_sources, commands_generate, commands_plantuml, commands_metrics):
+    for module in (
+        commands_sources,
+        commands_generate,
+        commands_plantuml,
+        commands_metrics,
+        commands_results,
+    ):
         for command in module.COMMANDS:
             main.add_command(command)
 

@@ -1,0 +1,132 @@
+"""Commands that turn the package into results: ``score``, ``tables``, ``verify``, ``errata``."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import click
+
+from dmbench import paths
+from dmbench.cli.commands_sources import package_option
+from dmbench.metrics import DEFAULT_METRIC, METRICS
+from dmbench.runs.scoring import score_runs
+from dmbench.runs.verify import verify as verify_package
+from dmbench.tables import SCORE_SOURCES
+from dmbench.tables.errata import write_errata
+from dmbench.tables.render import build_tables, write_tables
+
+metric_option = click.option(
+    "--metric",
+    type=click.Choice(list(METRICS)),
+    default=DEFAULT_METRIC,
+    show_default=True,
+    help="metrik-4 reads PlantUML as the published scores did; metrik-4-standard as PlantUML does.",
+)
+workers_option = click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Scoring processes (default: one per CPU when there is enough work).",
+)
+
+
+def _split(values: tuple[str, ...]) -> list[str]:
+    return [item for value in values for item in value.replace(",", " ").split()]
+
+
+def _elapsed(started: float) -> str:
+    return f"{time.perf_counter() - started:.1f} s"
+
+
+@click.command()
+@metric_option
+@click.option(
+    "--runs",
+    "run_ids",
+    multiple=True,
+    metavar="RUN_ID",
+    help="Score only these runs (repeat the option or separate ids by commas; default: all).",
+)
+@workers_option
+@package_option
+def score(metric: str, run_ids: tuple[str, ...], workers: int | None, package_dir: Path | None) -> None:
+    """Recompute per-record scores from the stored outputs and store them as `recomputed`."""
+    result = score_runs(paths.package_dir(package_dir), metric, _split(run_ids), workers)
+    click.echo(
+        f"scored {result.records} outputs of {result.runs} runs with {result.metric} "
+        f"({result.distinct_pairs} distinct pairs, {result.errors} scored 0/0/0 with an error) "
+        f"({result.seconds:.1f} s)"
+    )
+
+
+@click.command()
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["csv", "json"]),
+    default="csv",
+    show_default=True,
+    help="csv: write CSV and Markdown files to --out; json: print the tables as a JSON list.",
+)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("results"),
+    show_default=True,
+    help="Directory for table1-3 .csv and .md (with --format csv).",
+)
+@metric_option
+@click.option(
+    "--scores",
+    "source",
+    type=click.Choice(list(SCORE_SOURCES)),
+    default="published",
+    show_default=True,
+    help="published: upstream values for imported runs, recomputed ones where a run has none; "
+    "recomputed: dmbench's values for every run (run `dmbench score` first).",
+)
+@package_option
+def tables(fmt: str, out: Path, metric: str, source: str, package_dir: Path | None) -> None:
+    """Rebuild Table 1 (the corpora, both readings) and Tables 2-3 (scores per candidate and LLM)."""
+    started = time.perf_counter()
+    table = build_tables(paths.package_dir(package_dir), metric, source)
+    if fmt == "json":
+        click.echo(json.dumps(table.records(), indent=2, ensure_ascii=False))
+        click.echo(f"tables ({_elapsed(started)})", err=True)
+        return
+    written = write_tables(table, out)
+    click.echo(f"wrote {len(written)} files to {out} ({_elapsed(started)})")
+
+
+@click.command()
+@workers_option
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@package_option
+def verify(workers: int | None, as_json: bool, package_dir: Path | None) -> None:
+    """Re-score every published record and re-derive every run summary; exit 1 on a mismatch."""
+    report = verify_package(paths.package_dir(package_dir), workers=workers)
+    click.echo(json.dumps(report.to_dict(), indent=2) if as_json else report.render())
+    click.echo(f"verify ({report.seconds:.1f} s)", err=as_json)
+    if not report.ok:
+        raise SystemExit(1)
+
+
+@click.command()
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=Path("docs/errata.md"),
+    show_default=True,
+    help="Where to write the errata.",
+)
+@package_option
+def errata(out: Path, package_dir: Path | None) -> None:
+    """Write the errata: the paper's Table 1 claims and the scoring facts, measured from the data."""
+    started = time.perf_counter()
+    path = write_errata(paths.package_dir(package_dir), out)
+    click.echo(f"wrote {path} ({_elapsed(started)})")
+
+
+COMMANDS = [score, tables, verify, errata]

@@ -1,0 +1,117 @@
+"""``dmbench score``: recompute a run's per-record scores from its stored outputs.
+
+The rules that turn an output into three numbers (an empty generation scores 0/0/0 with
+``empty_generated_model``, a metric error 0/0/0 with its message, a failed record that kept a
+repaired diagram is scored like any other) are the benchmark view of the metric and live in
+``dmbench.metrics``; this module only decides *what* is scored and stores the result. The same
+(reference, generated) pair occurs in many runs (rule_based's three runs are identical, LLMs
+repeat themselves), so each distinct pair is scored once.
+
+Recomputed rows are stored beside the published ones with origin ``recomputed`` (never over
+them), so the package keeps both and ``dmbench verify`` can compare them.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from dmbench.errors import PackageError
+from dmbench.metrics import score_benchmark_many
+from dmbench.package import load_records, refresh
+from dmbench.runs.scores import ScoreRow, replace_scores
+from dmbench.runs.store import Run, list_runs
+
+DEFAULT_METRIC = "metrik-4"
+
+
+@dataclass(frozen=True, slots=True)
+class ScoringResult:
+    metric: str
+    runs: int
+    records: int
+    distinct_pairs: int
+    errors: int
+    seconds: float
+
+
+def select_runs(package_dir: Path, run_ids: Sequence[str] | None = None) -> list[Run]:
+    """The package's runs, or the named ones (an unknown name is an error, not a no-op)."""
+    runs = list_runs(package_dir)
+    if not run_ids:
+        return runs
+    by_id = {run.info.run_id: run for run in runs}
+    unknown = [r for r in run_ids if r not in by_id]
+    if unknown:
+        raise PackageError(
+            f"unknown run id(s): {', '.join(unknown)}; `dmbench tables` or data/runs.csv list them"
+        )
+    return [by_id[r] for r in dict.fromkeys(run_ids)]
+
+
+@dataclass(frozen=True, slots=True)
+class Rescored:
+    rows: dict[str, list[ScoreRow]]
+    """Per run id, one row per output, in output order."""
+    distinct_pairs: int
+
+
+def rescore(
+    package_dir: Path,
+    runs: Sequence[Run],
+    metric: str = DEFAULT_METRIC,
+    workers: int | None = None,
+) -> Rescored:
+    """Score every output of ``runs`` with ``metric``, each distinct pair once; store nothing."""
+    references = {r.record_id: r.reference for r in load_records(package_dir)}
+    outputs = {run.info.run_id: run.outputs() for run in runs}
+    pairs = list(
+        dict.fromkeys(
+            (references[o.record_id], o.generated) for rows in outputs.values() for o in rows
+        )
+    )
+    scored = dict(zip(pairs, score_benchmark_many(pairs, metric=metric, workers=workers), strict=True))
+    result = {}
+    for run_id, rows in outputs.items():
+        result[run_id] = []
+        for output in rows:
+            score = scored[(references[output.record_id], output.generated)]
+            result[run_id].append(
+                ScoreRow(
+                    run_id=run_id,
+                    record_id=output.record_id,
+                    metric=metric,
+                    origin="recomputed",
+                    class_score=score.class_score,
+                    attribute_score=score.attribute_score,
+                    association_score=score.association_score,
+                    error=score.error,
+                )
+            )
+    return Rescored(result, len(pairs))
+
+
+def score_runs(
+    package_dir: Path,
+    metric: str = DEFAULT_METRIC,
+    run_ids: Sequence[str] | None = None,
+    workers: int | None = None,
+) -> ScoringResult:
+    """Recompute and store the scores of the named runs (all by default), then refresh tables."""
+    started = time.perf_counter()
+    runs = select_runs(package_dir, run_ids)
+    rescored = rescore(package_dir, runs, metric, workers)
+    for run in runs:
+        replace_scores(run.path, rescored.rows[run.info.run_id])
+    refresh(package_dir)
+    all_rows = [row for rows in rescored.rows.values() for row in rows]
+    return ScoringResult(
+        metric=metric,
+        runs=len(runs),
+        records=len(all_rows),
+        distinct_pairs=rescored.distinct_pairs,
+        errors=sum(row.error is not None for row in all_rows),
+        seconds=time.perf_counter() - started,
+    )
