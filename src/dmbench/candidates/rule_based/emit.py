@@ -1,4 +1,4 @@
-"""PlantUML text from the extracted relations: upstream's raw layout (A.9), then its clean-up (A.10).
+"""PlantUML from the extracted relations: upstream's raw layout (A.9), then its clean-up (A.10).
 
 Both are reproduced byte for byte, including the trailing space of inheritance lines and the
 three empty lines between class declarations and relationships, because the published outputs

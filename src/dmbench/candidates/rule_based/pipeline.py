@@ -15,7 +15,6 @@ Two upstream bugs on conjoined verbs are kept because they decide whether a reco
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,6 +34,7 @@ AGGREGATION_VERBS = frozenset(
      "include"}
 )
 COMPOSITION_VERBS = frozenset({"have", "comprise", "possess", "contain"})
+INCLUDE_VERBS = frozenset({"include"})
 NOT_GENERAL = frozenset({"category", "type", "kind", "a"})
 
 _NON_ASCII = re.compile(r"[^\x00-\x7f]+")
@@ -122,13 +122,12 @@ class _Extractor:
             c.text for c in token.children if c.dep_ == "conj" and self.is_class(c)
         ]
 
-    def gather(self, tokens: Iterable[Token], dep: str) -> dict[str, None]:
-        """Ordered set of the names grabbed from the ``dep`` children of ``tokens``."""
+    def gather(self, token: Token, dep: str) -> dict[str, None]:
+        """Ordered set of the names grabbed from the ``dep`` children of ``token``."""
         found: dict[str, None] = {}
-        for token in tokens:
-            for child in token.children:
-                if child.dep_ == dep:
-                    found.update(dict.fromkeys(self.grab(child)))
+        for child in token.children:
+            if child.dep_ == dep:
+                found.update(dict.fromkeys(self.grab(child)))
         return found
 
     def verbs(self, lemmas: frozenset[str]) -> list[Token]:
@@ -150,12 +149,12 @@ class _Extractor:
         out: list[Triple] = []
         stale_subject: str | None = None
         for verb in self.verbs(ASSOCIATION_VERBS):
-            subjects = self.gather([verb], "nsubj")
-            objects = self.gather([verb], "dobj")
+            subjects = self.gather(verb, "nsubj")
+            objects = self.gather(verb, "dobj")
             phrase = verb.text
             for prep in verb.children:
                 if self.is_prep(prep):
-                    objects.update(self.gather([prep], "pobj"))
+                    objects.update(self.gather(prep, "pobj"))
                     phrase = f"{verb.text} {prep.text}"
             for conj in self.conj_verbs(verb, ASSOCIATION_VERBS):
                 conj_objects: dict[str, None] = {}
@@ -164,7 +163,7 @@ class _Extractor:
                     if child.dep_ == "dobj":
                         conj_objects.update(dict.fromkeys(self.grab(child)))
                     elif self.is_prep(child):
-                        conj_objects.update(self.gather([child], "pobj"))
+                        conj_objects.update(self.gather(child, "pobj"))
                         conj_phrase = f"{conj.text} {child.text}"
                 for _ in subjects:
                     for obj in conj_objects:
@@ -193,14 +192,14 @@ class _Extractor:
         last_prep: str | None = None
         for verb in self.verbs(AGGREGATION_VERBS):
             lemma = verb.lemma_
-            subjects = self.gather([verb], "nsubj")
-            objects = self.gather([verb], "dobj")
+            subjects = self.gather(verb, "nsubj")
+            objects = self.gather(verb, "dobj")
             phrase = lemma
             for prep in verb.children:
                 if self.is_prep(prep):
                     last_prep = prep.text.lower()
                     if self.accepts(lemma, last_prep):
-                        objects.update(self.gather([prep], "pobj"))
+                        objects.update(self.gather(prep, "pobj"))
                         phrase = f"{lemma} {last_prep}"
             for conj in self.conj_verbs(verb, AGGREGATION_VERBS):
                 conj_lemma = conj.lemma_
@@ -221,7 +220,7 @@ class _Extractor:
                         else:
                             accepted = self.accepts(conj_lemma, own)
                         if accepted:
-                            conj_objects.update(self.gather([child], "pobj"))
+                            conj_objects.update(self.gather(child, "pobj"))
                             conj_phrase = f"{conj_lemma} {own}"
                 out += [(_cap(s), conj_phrase, _cap(o)) for s in subjects for o in conj_objects]
             out += [(_cap(s), phrase, _cap(o)) for s in subjects for o in objects]
@@ -231,24 +230,24 @@ class _Extractor:
         """A.5.3: the whole (direct object) comes first; prepositions are ignored."""
         out: list[Triple] = []
         for verb in self.verbs(COMPOSITION_VERBS):
-            subjects = self.gather([verb], "nsubj")
+            subjects = self.gather(verb, "nsubj")
             for conj in self.conj_verbs(verb, COMPOSITION_VERBS):
-                conj_objects = self.gather([conj], "dobj")
+                conj_objects = self.gather(conj, "dobj")
                 out += [(_cap(o), conj.lemma_, _cap(s)) for s in subjects for o in conj_objects]
-            objects = self.gather([verb], "dobj")
+            objects = self.gather(verb, "dobj")
             out += [(_cap(o), verb.lemma_, _cap(s)) for s in subjects for o in objects]
         return out
 
     def includes(self) -> list[Triple]:
         """A.5.4: one subject (no conjuncts), every direct object other than itself."""
         out: list[Triple] = []
-        for verb in self.verbs(frozenset({"include"})):
+        for verb in self.verbs(INCLUDE_VERBS):
             subject = next(
                 (c.text for c in verb.children if c.dep_ == "nsubj" and self.is_class(c)), None
             )
             if subject is None:
                 continue
-            objects = self.gather([verb], "dobj")
+            objects = self.gather(verb, "dobj")
             out += [(_cap(o), "include", _cap(subject)) for o in objects if o != subject]
         return out
 
