@@ -1,0 +1,233 @@
+"""Unit tests of metrik-4's parts: tokens, Wu-Palmer, matching, normalisation, benchmark view."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from dmbench.errors import MissingPrerequisiteError
+from dmbench.metrics import (
+    EMPTY_GENERATED_MODEL,
+    METRICS,
+    BenchmarkScore,
+    compute,
+    explain,
+    get_metric,
+    score_benchmark,
+    score_benchmark_many,
+)
+from dmbench.metrics import nltk_data
+from dmbench.metrics._normalise import Edge, normalise
+from dmbench.metrics._wordsim import tokenize, word_similarity
+from dmbench.metrics._wupalmer import WuPalmer
+from dmbench.metrics.metrik4 import greedy_matching
+from dmbench.plantuml import parse
+
+REFERENCE = """@startuml
+class Customer {
+  name : String
+  String email
+}
+class Order
+enum Status {
+  OPEN
+  CLOSED
+}
+Customer "1" -- "*" Order : places
+Order --> Status
+@enduml
+"""
+
+
+class TestTokenize:
+    @pytest.mark.parametrize(
+        ("identifier", "tokens"),
+        [
+            ("getData", ["get", "Data"]),
+            ("XMLParser", ["XML", "Parser"]),
+            ("user_name", ["user", "name"]),
+            ("parseURL", ["parse", "URL"]),
+            ("item1Count", ["item", "1", "Count"]),
+            ("  works for >", ["works", "for", ">"]),
+            ("", []),
+        ],
+    )
+    def test_splits_like_upstream(self, identifier, tokens):
+        """Whitespace, underscores, camelCase, acronym ends and digits are word boundaries."""
+        assert tokenize(identifier) == tokens
+
+
+class TestWordSimilarity:
+    def test_empty_identifiers(self):
+        """Two empty names are identical, one empty name matches nothing."""
+        words = word_similarity()
+        assert words.similarity("", "") == 1.0
+        assert words.similarity("name", "") == 0.0
+
+    def test_stopwords_only_scores_zero(self):
+        """An identifier of stopwords has no lemmas: even ``A`` against ``A`` scores 0 (upstream)."""
+        assert word_similarity().similarity("the", "of") == 0.0
+        assert word_similarity().similarity("A", "A") == 0.0
+
+    def test_lemmatises_with_pos(self):
+        """Plural nouns are reduced to their lemma before comparison."""
+        words = word_similarity()
+        assert words.lemmas("OrderItems") == ("order", "item")
+        assert words.similarity("orders", "Order") == 1.0
+
+    def test_unknown_words_fall_back_to_equality(self):
+        """Words without synsets are similar only when equal."""
+        words = word_similarity()
+        assert words.wup("qzxv", "qzxv") == 1.0
+        assert words.wup("qzxv", "customer") == 0.0
+
+
+class TestWuPalmer:
+    WORDS = ["customer", "order", "run", "book", "red", "quickly", "paris", "bank", "pay", "big"]
+
+    def test_equals_nltk_on_every_synset_pair(self):
+        """The memoised computation gives NLTK's wup_similarity exactly (nouns, verbs, adjectives,
+        satellites, adverbs, instances)."""
+        from nltk.corpus import wordnet
+
+        word_similarity()
+        synsets = [s for word in self.WORDS for s in wordnet.synsets(word)[:6]]
+        ours = WuPalmer()
+        for first, second in itertools.product(synsets, repeat=2):
+            assert ours.similarity(first, second) == first.wup_similarity(second), (first, second)
+
+
+class TestGreedyMatching:
+    def test_first_maximum_in_row_major_order_wins_a_tie(self):
+        """With equal maxima the earlier row, then the earlier column, is taken first."""
+        total, picks = greedy_matching(np.array([[0.5, 0.9], [0.9, 0.5]]))
+        assert picks == [(0, 1), (1, 0)]
+        assert total == 0.9 + 0.9
+
+    def test_rectangular_matrix_takes_min_dimension_picks(self):
+        """A 3x2 matrix yields two picks, largest first."""
+        total, picks = greedy_matching(np.array([[0.9, 0.1], [0.2, 0.8], [0.3, 0.4]]))
+        assert picks == [(0, 0), (1, 1)]
+        assert total == 0.9 + 0.8
+
+    def test_zeros(self):
+        """An all-zero matrix sums to zero."""
+        assert greedy_matching(np.zeros((2, 3)))[0] == 0.0
+
+
+class TestNormalise:
+    def test_enums_associations_classes_and_implicit_classes(self):
+        """Enums become classes of literals; an association class becomes two associations."""
+        diagram = parse(
+            "@startuml\nclass A {\n x : Int\n}\nenum E {\n P\n Q\n}\n(A, B) .. C : link\n"
+            "A *-- D\nD .. A\n@enduml\n",
+            "compat",
+        )
+        normalised = normalise(diagram)
+        assert [c.name for c in normalised.classes] == ["A", "E", "B", "C", "D"]
+        assert [(a.name, a.type, a.modifier) for a in normalised.classes[1].attributes] == [
+            ("P", "enum_value", "const"),
+            ("Q", "enum_value", "const"),
+        ]
+        assert normalised.classes[0].attributes[0].type == "int"
+        assert normalised.associations == (
+            Edge("A", "C", "link", "none"),
+            Edge("B", "C", "link", "none"),
+            Edge("A", "D", "", "composition"),
+        )
+        assert normalised.dependencies == (Edge("D", "A", "", "none"),)
+
+    def test_duplicates_are_dropped(self):
+        """A repeated edge counts once; an enum also named as an implicit class counts once."""
+        diagram = parse("@startuml\nenum E { X }\nA -- E\nA -- E\n@enduml\n", "compat")
+        counts = normalise(diagram).counts()
+        assert counts["associations"] == 1
+        assert counts["classes"] == 2
+
+
+class TestBenchmarkView:
+    def test_empty_generation(self):
+        """Whitespace-only output is scored 0/0/0 without calling the metric."""
+        assert score_benchmark(REFERENCE, " \n\t") == BenchmarkScore(
+            0.0, 0.0, 0.0, EMPTY_GENERATED_MODEL
+        )
+
+    def test_parse_error_is_recorded(self):
+        """A generation without @startuml is 0/0/0 with the parser's message."""
+        score = score_benchmark(REFERENCE, "class A")
+        assert score == BenchmarkScore(
+            0.0, 0.0, 0.0, "No UML blocks found in input (missing @startuml/@enduml markers)"
+        )
+
+    def test_invalid_models(self):
+        """Duplicate class names make a model invalid, with upstream's messages."""
+        duplicate = "@startuml\nclass A\nclass A\n@enduml\n"
+        assert score_benchmark(REFERENCE, duplicate).error == "Invalid generated model"
+        assert score_benchmark(duplicate, REFERENCE).error == "Invalid reference model"
+        with pytest.raises(ValueError, match="Invalid generated model"):
+            compute(REFERENCE, duplicate)
+
+    def test_identical_diagrams(self):
+        """A diagram compared with itself matches every class to itself."""
+        explanation = explain(REFERENCE, REFERENCE)
+        assert [(m.reference, m.generated) for m in explanation.class_matching] == [
+            ("Customer", "Customer"),
+            ("Order", "Order"),
+            ("Status", "Status"),
+        ]
+        assert explanation.association_score == 1.0
+
+    def test_scores_are_the_semantic_parts(self):
+        """class = clamp(0.7 propSim + 0.3 relSim), attribute = propSim, association = relSim."""
+        generated = REFERENCE.replace("Customer", "Client").replace("places", "makes")
+        explanation = explain(REFERENCE, generated)
+        scores = compute(REFERENCE, generated)
+        assert scores.attribute_score == explanation.propSim
+        assert scores.association_score == explanation.relSim
+        assert scores.class_score == min(1.0, 0.7 * explanation.propSim + 0.3 * explanation.relSim)
+
+    def test_many_keeps_order_across_workers(self):
+        """Two worker processes give the same list, in input order, as one process."""
+        generated = REFERENCE.replace("Customer", "Client")
+        pairs = [(REFERENCE, generated), (REFERENCE, ""), (REFERENCE, "x"), (REFERENCE, REFERENCE)]
+        assert score_benchmark_many(pairs * 3, workers=2) == score_benchmark_many(
+            pairs * 3, workers=1
+        )
+
+
+class TestRegistry:
+    def test_two_metrics_by_name(self):
+        """metrik-4 reads PlantUML with the compat reading, metrik-4-standard with the standard."""
+        assert {name: m.reading for name, m in METRICS.items()} == {
+            "metrik-4": "compat",
+            "metrik-4-standard": "standard",
+        }
+
+    def test_unknown_metric(self):
+        """An unknown name is a ValueError listing the known ones."""
+        with pytest.raises(ValueError, match="metrik-4, metrik-4-standard"):
+            get_metric("metrik-9")
+
+    def test_standard_reading_keeps_what_compat_drops(self):
+        """A visibility mark drops the attribute in the compat reading only."""
+        reference = "@startuml\nclass Person {\n  name : String\n}\n@enduml\n"
+        generated = "@startuml\nclass Person {\n  +name : String\n}\n@enduml\n"
+        assert compute(reference, generated, "metrik-4-standard").attribute_score == 1.0
+        assert compute(reference, generated, "metrik-4").attribute_score < 1.0
+
+
+class TestNltkData:
+    def test_missing_data_is_one_sentence_with_the_fix(self, monkeypatch, tmp_path):
+        """Without the NLTK data the error names the resources and `dmbench setup`."""
+        import nltk
+
+        monkeypatch.setattr(nltk.data, "path", [str(tmp_path)])
+        monkeypatch.setattr(nltk_data, "nltk_data_dirs", lambda: [])
+        with pytest.raises(MissingPrerequisiteError, match="dmbench setup"):
+            nltk_data.require_nltk_data()
+
+    def test_present_data(self):
+        """The offline data beside the checkout has every resource."""
+        assert nltk_data.missing_resources() == []
