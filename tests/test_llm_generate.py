@@ -85,8 +85,9 @@ def essentials(rows: list[OutputRow]) -> list[tuple]:
 
 
 def test_sigkill_resume_and_offline_replay(built_package, fake_ollama, tmp_path):
-    """Killed twice mid-run, then resumed: every record once, in order, none asked twice;
-    the cache then replays the same outputs with the server stopped, and the package validates."""
+    """Killed twice mid-run, then resumed: every record once, in order, none asked twice; the run
+    is scored, tabulated and validated like any other, and the cache replays the same outputs
+    with the server stopped."""
     package = tmp_path / "package"
     shutil.copytree(built_package, package)
     fake_ollama.responder = scripted
@@ -113,6 +114,23 @@ def test_sigkill_resume_and_offline_replay(built_package, fake_ollama, tmp_path)
     assert {row.error for row in rows if row.failed} == {"kaiser_zero_shot_no_plantuml"}
     assert "45 records" in finished.stdout
 
+    run_id = outputs_file(package).parent.name
+    scored = subprocess.run(
+        [DMBENCH, "score", "--runs", run_id, "--workers", "1", "--package", str(package)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert scored.returncode == 0, scored.stderr
+    assert "scored 45 outputs of 1 runs" in scored.stdout
+    tables = subprocess.run(
+        [DMBENCH, "tables", "--format", "json", "--scores", "recomputed", "--package", str(package)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert tables.returncode == 0, tables.stderr
+    assert '"model": "test-model"' in tables.stdout
     validated = subprocess.run(
         [DMBENCH, "validate", str(package)], capture_output=True, text=True, timeout=120
     )
