@@ -251,5 +251,7 @@ class TestHosts:
             chat = OllamaChat(MODEL, hosts=[fake_ollama.url, other.url])
             with pytest.raises(OllamaUnavailableError, match="disagree"):
                 chat.server_info()
+            with pytest.raises(OllamaUnavailableError, match="disagree"):
+                chat.chat("s", "u", Options())  # stops the run: not one record's failure
         finally:
             other.stop()

@@ -60,7 +60,7 @@ _OPTION_TYPES = {
     "repeat_penalty": float,
 }
 T = TypeVar("T")
-_REPLY_COUNTS = (
+_REPLY_FIELDS = (
     "total_duration",
     "load_duration",
     "prompt_eval_count",
@@ -324,65 +324,78 @@ class OllamaChat:
         started = time.monotonic()
         try:
             info = self.server_info()
+            key = cache_key(info.model_digest, messages, sent_options, self.think, sample)
+            call.update(
+                model_digest=info.model_digest, server_version=info.server_version, cache_key=key
+            )
+            response, host, attempts, cached = self._reply(
+                key, info, messages, sent_options, sample
+            )
+        except ChatError as exc:
+            call.update(exc.call, wall_seconds=round(time.monotonic() - started, 3))
+            call["error"] = {"reported": exc.reported, "message": exc.message}
+            raise ChatError(exc.reported, exc.message, call) from exc
         except OllamaUnavailableError as exc:
+            if not isinstance(exc.__cause__, ChatError):
+                raise  # a configuration problem (hosts disagree), not this record's failure
             cause = exc.__cause__
-            assert isinstance(cause, ChatError)
             call.update(cause.call, error={"reported": cause.reported, "message": cause.message})
             raise ChatError(cause.reported, cause.message, call) from exc
-        key = cache_key(info.model_digest, messages, sent_options, self.think, sample)
-        call.update(
-            model_digest=info.model_digest, server_version=info.server_version, cache_key=key
-        )
-        cached = self.cache.get(key) if self.cache is not None else None
-        if cached is not None:
-            response, host, attempts = cached["response"], cached.get("host"), 0
-        elif self.offline:
-            raise CacheMissError(
-                f"offline: no cached reply for model {self.model!r} (key {key[:12]}…) in "
-                f"{self.cache.root if self.cache else '-'}; run without --offline to ask the server"
-            )
-        else:
-            try:
-                reply, host, attempts = self._with_retries(
-                    "/api/chat",
-                    lambda client: client.chat(
-                        model=self.model,
-                        messages=messages,
-                        stream=False,
-                        think=self.think,
-                        options=sent_options or None,
-                    ),
-                )
-            except ChatError as exc:
-                call.update(exc.call, wall_seconds=round(time.monotonic() - started, 3))
-                call["error"] = {"reported": exc.reported, "message": exc.message}
-                raise ChatError(exc.reported, exc.message, call) from exc
-            response = reply.model_dump(mode="json", exclude_none=True)
-            if self.cache is not None:
-                self.cache.put(
-                    key,
-                    {
-                        "model": self.model,
-                        "model_digest": info.model_digest,
-                        "server_version": info.server_version,
-                        "host": host,
-                        "messages": messages,
-                        "options": sent_options,
-                        "think": self.think,
-                        "sample": sample,
-                        "response": response,
-                        "stored_utc": now_utc(),
-                    },
-                )
         message = response.get("message") or {}
         content, thinking = message.get("content"), message.get("thinking")
         call.update(
             host=host,
-            cached=cached is not None,
+            cached=cached,
             attempts=attempts,
             wall_seconds=round(time.monotonic() - started, 3),
-            **{name: response.get(name) for name in _REPLY_COUNTS},
+            **{name: response.get(name) for name in _REPLY_FIELDS},
             reply={"content": content, "thinking": thinking},
             used_thinking=not (content or "").strip() and bool((thinking or "").strip()),
         )
         return ChatReply(reply_text(content, thinking), call)
+
+    def _reply(
+        self,
+        key: str,
+        info: ServerInfo,
+        messages: list[dict[str, str]],
+        options: dict[str, float | int],
+        sample: int,
+    ) -> tuple[dict[str, Any], str | None, int, bool]:
+        """(response body, host, attempts, from cache?): the cache first, then the server."""
+        cached = self.cache.get(key) if self.cache is not None else None
+        if cached is not None:
+            return cached["response"], cached.get("host"), 0, True
+        if self.offline:
+            raise CacheMissError(
+                f"offline: no cached reply for model {self.model!r} (key {key[:12]}…) in "
+                f"{self.cache.root if self.cache else '-'}; run without --offline to ask the server"
+            )
+        reply, host, attempts = self._with_retries(
+            "/api/chat",
+            lambda client: client.chat(
+                model=self.model,
+                messages=messages,
+                stream=False,
+                think=self.think,
+                options=options or None,
+            ),
+        )
+        response = reply.model_dump(mode="json", exclude_none=True)
+        if self.cache is not None:
+            self.cache.put(
+                key,
+                {
+                    "model": self.model,
+                    "model_digest": info.model_digest,
+                    "server_version": info.server_version,
+                    "host": host,
+                    "messages": messages,
+                    "options": options,
+                    "think": self.think,
+                    "sample": sample,
+                    "response": response,
+                    "stored_utc": now_utc(),
+                },
+            )
+        return response, host, attempts, False
