@@ -1,0 +1,39 @@
+"""The package the results tests share, built once per test session from ``../shared/upstream``.
+
+pytest runs a session fixture once per defining module when several modules import it, so the
+expensive steps (the build, the full verification) are cached here and the tests' fixtures call
+them.
+"""
+
+from __future__ import annotations
+
+import atexit
+import functools
+import shutil
+import tempfile
+from pathlib import Path
+
+from dmbench.package import build
+from dmbench.runs.verify import VerifyReport, verify
+
+UPSTREAM = Path(__file__).resolve().parents[2] / "shared" / "upstream"
+
+
+@functools.cache
+def built_package() -> Path:
+    """The package as ``dmbench build`` makes it; tests must not change it (copy it first)."""
+    root = Path(tempfile.mkdtemp(prefix="dmbench-results-"))
+    atexit.register(shutil.rmtree, root, True)
+    build(root / "package", UPSTREAM)
+    return root / "package"
+
+
+def copy_package(target: Path) -> Path:
+    shutil.copytree(built_package(), target)
+    return target
+
+
+@functools.cache
+def full_verification() -> VerifyReport:
+    """``dmbench verify`` over all 42 published runs (re-scores 1113 records once)."""
+    return verify(built_package())
