@@ -137,6 +137,13 @@ class TestOutcomes:
         assert fake_ollama.chats()[1]["messages"][1]["content"] == DSL
         assert output.failed is False and output.raw == DIAGRAM
 
+    def test_empty_stage1_reply_still_goes_to_stage2(self, fake_ollama, tmp_path, records):
+        """An empty stage-1 reply is not an error; the ollama client omits the empty content."""
+        fake_ollama.script.extend([Reply(""), Reply("nothing")])
+        output = chen(fake_ollama, tmp_path).generate(records["AirTravel"])
+        assert fake_ollama.chats()[1]["messages"][1] == {"role": "user"}
+        assert output.error == "zenodo_zero_shot_stage2_no_puml"
+
     def test_reply_without_startuml(self, fake_ollama, tmp_path, records):
         """No diagram in stage 2: ``zenodo_zero_shot_stage2_no_puml``, raw = the reply."""
         fake_ollama.script.extend([Reply(DSL), Reply("class A\nA -- B\n@enduml")])

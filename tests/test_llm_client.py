@@ -79,6 +79,14 @@ class TestRequestBody:
         assert fake_ollama.chats()[0]["messages"][1]["content"] == text
 
 
+    def test_one_log_line_per_call(self, fake_ollama, tmp_path, caplog):
+        """Like upstream, each call logs the model and the user prompt's length."""
+        fake_ollama.script.append(Reply("ok"))
+        with caplog.at_level("INFO", logger="dmbench.llm.client"):
+            make_chat(fake_ollama, tmp_path).chat("s", "USER TEXT", Options())
+        assert caplog.messages == [f"ollama POST /api/chat model={MODEL} prompt=9 chars"]
+
+
 class TestReply:
     def test_content_is_stripped(self, fake_ollama, tmp_path):
         """The reply text is the stripped content."""

@@ -32,6 +32,7 @@ drops a message's ``content`` key when it is empty; Ollama reads both the same w
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import threading
 import time
@@ -60,6 +61,7 @@ _OPTION_TYPES = {
     "repeat_penalty": float,
 }
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 _REPLY_FIELDS = (
     "total_duration",
     "load_duration",
@@ -371,6 +373,8 @@ class OllamaChat:
                 f"offline: no cached reply for model {self.model!r} (key {key[:12]}…) in "
                 f"{self.cache.root if self.cache else '-'}; run without --offline to ask the server"
             )
+        prompt_chars = len(messages[-1]["content"])
+        log.info("ollama POST /api/chat model=%s prompt=%d chars", self.model, prompt_chars)
         reply, host, attempts = self._with_retries(
             "/api/chat",
             lambda client: client.chat(
