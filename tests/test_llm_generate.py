@@ -26,7 +26,7 @@ from dmbench.package import load_records
 from dmbench.runs.store import OutputRow, read_outputs
 
 UPSTREAM = Path(__file__).resolve().parents[2] / "shared" / "upstream"
-DMBENCH = str(Path(sys.executable).parent / "dmbench")
+DMBENCH = [sys.executable, "-c", "from dmbench.cli import main; main()"]
 PREFIX = "Transform into plant uml this specification text: "
 
 
@@ -50,7 +50,7 @@ def scripted(body: dict) -> Reply:
 
 def command(package: Path, url: str, *extra: str) -> list[str]:
     return [
-        DMBENCH, "generate", "--candidate", "calamo", "--model", "test-model",
+        *DMBENCH, "generate", "--candidate", "calamo", "--model", "test-model",
         "--dataset", "ds1", "--workers", "3", "--host", url, "--package", str(package), *extra,
     ]  # fmt: skip
 
@@ -116,7 +116,7 @@ def test_sigkill_resume_and_offline_replay(built_package, fake_ollama, tmp_path)
 
     run_id = outputs_file(package).parent.name
     scored = subprocess.run(
-        [DMBENCH, "score", "--runs", run_id, "--workers", "1", "--package", str(package)],
+        [*DMBENCH, "score", "--runs", run_id, "--workers", "1", "--package", str(package)],
         capture_output=True,
         text=True,
         timeout=120,
@@ -124,7 +124,8 @@ def test_sigkill_resume_and_offline_replay(built_package, fake_ollama, tmp_path)
     assert scored.returncode == 0, scored.stderr
     assert "scored 45 outputs of 1 runs" in scored.stdout
     tables = subprocess.run(
-        [DMBENCH, "tables", "--format", "json", "--scores", "recomputed", "--package", str(package)],
+        [*DMBENCH, "tables", "--format", "json", "--scores", "recomputed"]
+        + ["--package", str(package)],
         capture_output=True,
         text=True,
         timeout=120,
@@ -132,7 +133,7 @@ def test_sigkill_resume_and_offline_replay(built_package, fake_ollama, tmp_path)
     assert tables.returncode == 0, tables.stderr
     assert '"model": "test-model"' in tables.stdout
     validated = subprocess.run(
-        [DMBENCH, "validate", str(package)], capture_output=True, text=True, timeout=120
+        [*DMBENCH, "validate", str(package)], capture_output=True, text=True, timeout=120
     )
     assert validated.returncode == 0, validated.stdout + validated.stderr
 
