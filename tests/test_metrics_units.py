@@ -67,7 +67,7 @@ class TestWordSimilarity:
         assert words.similarity("name", "") == 0.0
 
     def test_stopwords_only_scores_zero(self):
-        """An identifier of stopwords has no lemmas: even ``A`` against ``A`` scores 0 (upstream)."""
+        """An identifier of stopwords has no lemmas: even ``A`` against ``A`` scores 0."""
         assert word_similarity().similarity("the", "of") == 0.0
         assert word_similarity().similarity("A", "A") == 0.0
 
