@@ -11,7 +11,9 @@ from dmbench.cli import main
 from dmbench.cli.commands_metrics import COMMANDS
 from dmbench.metrics import compute, explain, score_benchmark
 
-REFERENCE = "@startuml\nclass Customer {\n name : String\n}\nclass Order\nCustomer -- Order\n@enduml"
+REFERENCE = (
+    "@startuml\nclass Customer {\n  name : String\n}\nclass Order\nCustomer -- Order\n@enduml\n"
+)
 GENERATED = REFERENCE.replace("Customer", "Client").replace("name", "fullName")
 
 
