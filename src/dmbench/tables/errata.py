@@ -198,6 +198,12 @@ def check_claims(corpus: Corpus) -> list[ClaimCheck]:
     return checks
 
 
+def _measured(check: ClaimCheck, reading: str) -> str:
+    """One digit more than the claim prints, so the rounding is visible."""
+    value = check.measured[reading]
+    return f"{value:.{check.claim.digits + 1}f}" if check.claim.digits else shown(value)
+
+
 def _yes(flag: bool) -> str:
     return "yes" if flag else "**no**"
 
@@ -227,8 +233,8 @@ def _claims_section(checks: list[ClaimCheck]) -> list[str]:
         [
             c.claim.text,
             f"{c.claim.claimed:.{c.claim.digits}f}",
-            shown(c.measured["compat"]),
-            shown(c.measured["standard"]),
+            _measured(c, "compat"),
+            _measured(c, "standard"),
             _yes(c.holds("compat")),
             _yes(c.holds("standard")),
             c.why,

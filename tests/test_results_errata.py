@@ -1,0 +1,84 @@
+"""``dmbench errata``: the paper's Table 1 claims and the scoring facts, measured from the package.
+
+The regression file ``tests/test_results_errata/test_errata_document.md`` comes from
+``.venv/bin/pytest tests/test_results_errata.py --force-regen``; ``docs/errata.md`` from
+``dmbench build && dmbench errata`` (the test below fails when it is stale).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from results_support import built_package
+
+from dmbench.cli import main
+from dmbench.tables.errata import CLAIMS, check_claims, errata_markdown, load_corpus, round_half_up
+from dmbench.tables.facts import scoring_facts
+
+DOCS_ERRATA = Path(__file__).resolve().parents[1] / "docs" / "errata.md"
+
+
+@pytest.fixture(scope="module")
+def document() -> str:
+    return errata_markdown(built_package())
+
+
+@pytest.fixture(scope="module")
+def claims():
+    return {c.claim.text: c for c in check_claims(load_corpus(built_package()))}
+
+
+def test_errata_document(document: str, file_regression) -> None:
+    """The whole generated document."""
+    file_regression.check(document, extension=".md")
+
+
+def test_committed_errata_is_current(document: str) -> None:
+    """docs/errata.md is what ``dmbench errata`` writes now."""
+    assert DOCS_ERRATA.read_text("utf-8") == document
+
+
+def test_command_writes_the_document(tmp_path: Path, document: str) -> None:
+    """``dmbench errata --out`` writes the same text and reports its time."""
+    out = tmp_path / "errata.md"
+    result = CliRunner().invoke(main, ["errata", "--out", str(out), "--package", str(built_package())])
+    assert result.exit_code == 0, result.output
+    assert out.read_text("utf-8") == document
+    assert result.output.startswith(f"wrote {out} (")
+
+
+class TestClaims:
+    def test_every_claim_is_checked(self, claims) -> None:
+        """All thirteen quoted claims appear, each measured under both readings."""
+        assert len(claims) == len(CLAIMS) == 13
+        assert all(set(c.measured) == {"compat", "standard"} for c in claims.values())
+
+    def test_attribute_claims_hold_only_for_what_metrik4_reads(self, claims) -> None:
+        """667 attributes and 10.3 per DS-2 record are compat counts; PlantUML reads more."""
+        for text in ("667 attributes", "8-record archive: 10.3 attributes per record"):
+            assert claims[text].holds("compat") and not claims[text].holds("standard")
+
+    def test_enum_claim_counts_literals(self, claims) -> None:
+        """The claimed 184 enums is the number of enum literals, not of enums."""
+        check = claims["184 enums"]
+        assert not check.holds("compat") and "enum literals" in check.why
+
+    def test_half_up_rounding(self) -> None:
+        """10.25 rounds to 10.3 as the paper prints it (Python's round would give 10.2)."""
+        assert str(round_half_up(10.25, 1)) == "10.3"
+
+
+class TestFacts:
+    def test_counts_cover_all_published_runs(self) -> None:
+        """Facts are counted over the 42 published runs, 30 of them canonical."""
+        facts = scoring_facts(built_package())
+        assert (facts.runs, facts.canonical_runs) == (42, 30)
+        assert sum(g.records for g in facts.groups) == 1113
+
+    def test_failed_with_diagram_scored_normally_is_a_subset(self) -> None:
+        """Records scored normally after failing are among those that kept a diagram."""
+        for group in scoring_facts(built_package()).groups:
+            assert group.failed_scored_normally <= group.failed_with_diagram <= group.failed
+            assert group.rejected_not_failed <= group.rejected
