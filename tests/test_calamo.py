@@ -159,16 +159,36 @@ class TestDescribe:
         """Timeout 600 (not the recorded 1800), think off, the prompt's sha256 recorded."""
         described = calamo(fake_ollama, tmp_path).describe()
         settings = described["settings"]
-        assert settings["timeout_seconds"] == 600.0
+        assert settings["timeout_seconds"] == 600
         assert settings["think"] is False
         assert (settings["temperature"], settings["num_predict"]) == (0.7, 1024)
-        assert "temperature_translate" not in settings
+        assert settings["temperature_translate"] is None and settings["enable_translation"] is None
         assert described["provenance"]["prompts_sha256"] == {
             "calamo_system.txt": PROMPTS["calamo_system.txt"].sha256
         }
         assert described["provenance"]["upstream_candidate"] == "kaiser_zero_shot"
 
     def test_other_settings_are_ignored(self, fake_ollama, tmp_path):
-        """Like upstream, settings meant for chen (``temperature_translate``) are accepted."""
-        candidate = calamo(fake_ollama, tmp_path, temperature_translate=0.3)
-        assert "temperature_translate" not in candidate.describe()["settings"]
+        """Like upstream, settings meant for chen are accepted and have no effect."""
+        candidate = calamo(fake_ollama, tmp_path, temperature_translate=0.3, truncate=False)
+        settings = candidate.describe()["settings"]
+        assert settings["temperature_translate"] is None and settings["truncate"] is None
+
+    def test_settings_are_keyed_like_the_published_runs(self, fake_ollama, tmp_path):
+        """A default run records what the imported published runs record as effective."""
+        candidate = get_candidate("calamo", model="glm-5.1:cloud", prompts=UPSTREAM)
+        assert candidate.settings() == {
+            "uses_llm": True,
+            "model": "glm-5.1:cloud",
+            "temperature": 0.7,
+            "temperature_translate": None,
+            "num_predict": 1024,
+            "seed": None,
+            "top_p": None,
+            "top_k": None,
+            "repeat_penalty": None,
+            "timeout_seconds": 600,
+            "enable_translation": None,
+            "think": False,
+            "truncate": None,
+        }

@@ -237,7 +237,8 @@ class TestCallFailures:
 
 class TestDescribe:
     def test_effective_settings_and_provenance(self, fake_ollama, tmp_path):
-        """Settings are the effective ones (timeout 600, think off); provenance pins the rest."""
+        """Settings are the effective ones (timeout 600, think off), keyed like the imported
+        published runs' settings; provenance pins the rest."""
         described = chen(fake_ollama, tmp_path).describe()
         assert described["settings"] == {
             "uses_llm": True,
@@ -249,7 +250,7 @@ class TestDescribe:
             "top_p": None,
             "top_k": None,
             "repeat_penalty": None,
-            "timeout_seconds": 600.0,
+            "timeout_seconds": 600,
             "think": False,
             "truncate": True,
             "enable_translation": True,

@@ -179,3 +179,13 @@ def test_progress_bar_shows_counts_failures_and_eta(capsys):
     assert "run-a [" in err and "3/4 failed 1 ETA " in err
     bar.close()
     assert capsys.readouterr().err == "\n"
+
+
+def test_no_truncate_is_for_chen_only():
+    """calamo cuts no reply before extraction, so asking it not to is a usage error."""
+    result = CliRunner().invoke(
+        main,
+        ["generate", "--candidate", "calamo", "--model", "m", "--dataset", "ds2", "--no-truncate"],
+    )
+    assert result.exit_code == 2
+    assert "--no-truncate is for chen" in result.output

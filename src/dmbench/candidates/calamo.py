@@ -2,7 +2,7 @@
 
 One call asks for the PlantUML diagram directly; upstream's validator then repairs or rejects
 it. The diagram is taken from the whole reply; only the stored excerpt of a reply without a
-diagram is cut to 2000 characters.
+diagram is cut to 2000 characters, always (it decides no output, so ``--no-truncate`` is chen's).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any
 
 from dmbench.candidates.base import CandidateOutput, Record, register
 from dmbench.candidates.prompts import load_prompts
-from dmbench.llm.candidate import LLMCandidate, Outcome, extract_plantuml
+from dmbench.llm.candidate import CUT, LLMCandidate, Outcome, extract_plantuml
 from dmbench.llm.client import ChatError, Options
 from dmbench.plantuml import validate
 
@@ -33,9 +33,14 @@ class Calamo(LLMCandidate):
     upstream = "kaiser_zero_shot"
 
     def __init__(self, model: str, prompts: Path | None = None, **settings: Any) -> None:
-        settings.pop("temperature_translate", None)  # upstream ignores settings it has no use for
+        for unused in ("temperature_translate", "truncate"):  # upstream ignores such settings
+            settings.pop(unused, None)
         texts, hashes = load_prompts(prompts, PROMPT_NAMES)
         super().__init__(model, texts, hashes, **settings)
+
+    def settings(self) -> dict[str, Any]:
+        """No reply is cut before extraction, so truncation is not a setting of calamo."""
+        return {**super().settings(), "truncate": None}
 
     def _outcome(self, text: str, calls: list[dict[str, Any]]) -> Outcome:
         options = Options(
@@ -54,7 +59,7 @@ class Calamo(LLMCandidate):
         calls.append(reply.call)
         block = extract_plantuml(reply.text)
         if block is None:
-            return "", True, NO_PLANTUML, self.cut(reply.text)
+            return "", True, NO_PLANTUML, reply.text[:CUT]
         result = validate(block)
         if result.ok and result.repaired:
             return result.repaired, False, None, reply.text

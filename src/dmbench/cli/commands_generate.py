@@ -136,6 +136,8 @@ def _candidate_settings(
         return {}
     if not model:
         raise click.UsageError(f"{candidate} needs --model (an Ollama model, e.g. glm-5.1:cloud)")
+    if candidate == "calamo" and not truncate:
+        raise click.UsageError("--no-truncate is for chen: calamo cuts no reply before extraction")
     return {
         "model": model,
         "workers": workers,

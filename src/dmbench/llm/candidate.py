@@ -123,16 +123,19 @@ class LLMCandidate(ABC):
         return text[:CUT] if self.truncate else text
 
     def settings(self) -> dict[str, Any]:
+        """The keys of the published runs' effective settings, so both kinds compare directly."""
         return {
             "uses_llm": True,
             "model": self.model,
             "temperature": self.temperature,
+            "temperature_translate": None,
             "num_predict": self.num_predict,
             "seed": self.seed,
             "top_p": self.top_p,
             "top_k": self.top_k,
             "repeat_penalty": self.repeat_penalty,
             "timeout_seconds": self.timeout,
+            "enable_translation": None,
             "think": self.think,
             "truncate": self.truncate,
         }

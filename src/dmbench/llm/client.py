@@ -48,7 +48,7 @@ import ollama
 from dmbench.errors import DmbenchError
 from dmbench.llm.cache import ResponseCache, cache_key
 
-DEFAULT_TIMEOUT = 600.0
+DEFAULT_TIMEOUT = 600
 DEFAULT_HOST = "http://localhost:11434"
 DEFAULT_RETRIES = 2
 DEFAULT_BACKOFF = 2.0
