@@ -57,7 +57,7 @@ def score_pair(reference: Path, generated: Path, metric: str, show_all: bool) ->
     "--workers",
     type=click.IntRange(min=1),
     default=None,
-    help="Processes to use (default: one per CPU for large batches).",
+    help="Processes to use (default 1: the pairs share a memo that a worker would rebuild).",
 )
 def score_pairs(jsonl: Path, metric: str, workers: int | None) -> None:
     """Score many pairs in the benchmark view: a failed pair is 0/0/0 with its error."""
