@@ -13,7 +13,7 @@ from typing import Any
 from dmbench.candidates.base import CandidateOutput, Record, register
 from dmbench.candidates.prompts import load_prompts
 from dmbench.llm.candidate import CUT, LLMCandidate, Outcome, extract_plantuml
-from dmbench.llm.client import ChatError, Options
+from dmbench.llm.client import ChatError
 from dmbench.plantuml import validate
 
 PROMPT_NAMES = ("calamo_system.txt",)
@@ -43,16 +43,8 @@ class Calamo(LLMCandidate):
         return {**super().settings(), "truncate": None}
 
     def _outcome(self, text: str, calls: list[dict[str, Any]]) -> Outcome:
-        options = Options(
-            self.temperature,
-            self.num_predict,
-            self.seed,
-            self.top_p,
-            self.top_k,
-            self.repeat_penalty,
-        )
         try:
-            reply = self.ask(self.prompts["calamo_system.txt"], user_message(text), options)
+            reply = self.ask(self.prompts["calamo_system.txt"], user_message(text), self.temperature)
         except ChatError as exc:
             calls.append(exc.call)
             return "", True, f"exception: {exc}", ""

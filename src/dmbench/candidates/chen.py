@@ -13,7 +13,7 @@ from typing import Any
 from dmbench.candidates.base import CandidateOutput, Record, register
 from dmbench.candidates.prompts import load_prompts
 from dmbench.llm.candidate import LLMCandidate, Outcome, extract_plantuml
-from dmbench.llm.client import ChatError, Options
+from dmbench.llm.client import ChatError
 from dmbench.plantuml import validate
 
 PROMPT_NAMES = ("chen_system.txt", "chen_task.txt", "chen_translate.txt")
@@ -42,11 +42,6 @@ class Chen(LLMCandidate):
         super().__init__(model, texts, hashes, **settings)
         self.temperature_translate = temperature_translate
 
-    def _options(self, temperature: float | None) -> Options:
-        return Options(
-            temperature, self.num_predict, self.seed, self.top_p, self.top_k, self.repeat_penalty
-        )
-
     def settings(self) -> dict[str, Any]:
         return {
             **super().settings(),
@@ -57,9 +52,7 @@ class Chen(LLMCandidate):
     def _outcome(self, text: str, calls: list[dict[str, Any]]) -> Outcome:
         user = stage1_user(self.prompts["chen_task.txt"], text)
         try:
-            extracted = self.ask(
-                self.prompts["chen_system.txt"], user, self._options(self.temperature)
-            )
+            extracted = self.ask(self.prompts["chen_system.txt"], user, self.temperature)
         except ChatError as exc:
             calls.append({**exc.call, "stage": "extract"})
             return "", True, f"exception: {exc}", ""
@@ -67,7 +60,7 @@ class Chen(LLMCandidate):
         dsl = self.cut(extracted.text)
         try:
             translated = self.ask(
-                self.prompts["chen_translate.txt"], dsl, self._options(self.temperature_translate)
+                self.prompts["chen_translate.txt"], dsl, self.temperature_translate
             )
         except ChatError as exc:
             calls.append({**exc.call, "stage": "translate"})

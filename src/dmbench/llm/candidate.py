@@ -115,7 +115,11 @@ class LLMCandidate(ABC):
         other.sample = run_index
         return other
 
-    def ask(self, system: str, user: str, options: Options) -> ChatReply:
+    def ask(self, system: str, user: str, temperature: float | None) -> ChatReply:
+        """One call with this candidate's options at ``temperature``, for this run's sample."""
+        options = Options(
+            temperature, self.num_predict, self.seed, self.top_p, self.top_k, self.repeat_penalty
+        )
         return self.chat.chat(system, user, options, self.sample)
 
     def cut(self, text: str) -> str:
