@@ -43,8 +43,9 @@ class Calamo(LLMCandidate):
         return {**super().settings(), "truncate": None}
 
     def _outcome(self, text: str, calls: list[dict[str, Any]]) -> Outcome:
+        system = self.prompts["calamo_system.txt"]
         try:
-            reply = self.ask(self.prompts["calamo_system.txt"], user_message(text), self.temperature)
+            reply = self.ask(system, user_message(text), self.temperature)
         except ChatError as exc:
             calls.append(exc.call)
             return "", True, f"exception: {exc}", ""
