@@ -16,7 +16,7 @@ the memo each distinct lemma pair is asked once (and ``_wupalmer`` answers witho
 
 The cosine is ``dot / (norm1 * norm2)`` with every sum taken left to right in vocabulary order
 and ``math.sqrt`` for the norms. That reproduces all 759 golden pairs bit for bit; ``numpy.dot``
-and ``numpy.linalg.norm`` (fused multiply-adds in OpenBLAS) are one ulp off on 63 of them.
+and ``numpy.linalg.norm`` (BLAS, another summation) are one ulp off on 63 of them.
 """
 
 from __future__ import annotations
