@@ -20,9 +20,12 @@ import pytest
 from click.testing import CliRunner
 from fake_ollama import Reply, diagram_reply, fake_ollama  # noqa: F401
 
+from dmbench.candidates import Record, get_candidate
 from dmbench.cli import main
+from dmbench.llm import CacheMissError
 from dmbench.cli.commands_generate import ProgressBar
 from dmbench.package import load_records
+from dmbench.runs.generate import generate_run
 from dmbench.runs.store import OutputRow, read_outputs
 
 UPSTREAM = Path(__file__).resolve().parents[2] / "shared" / "upstream"
@@ -189,3 +192,28 @@ def test_no_truncate_is_for_chen_only():
     )
     assert result.exit_code == 2
     assert "--no-truncate is for chen" in result.output
+
+
+def test_parallel_run_stops_on_an_offline_miss_and_resumes_in_order(fake_ollama, tmp_path):
+    """With workers, a cache miss stops the run but keeps what finished; resuming online fills
+    in the rest, each record once, stored in record order."""
+    fake_ollama.responder = scripted
+    records = [Record(f"r{i}", f"Text number {i}.") for i in range(8)]
+
+    def candidate(**settings):
+        return get_candidate(
+            "calamo", model="test-model", hosts=[fake_ollama.url], prompts=UPSTREAM,
+            cache_dir=tmp_path / "cache", workers=3, backoff=0.0, **settings,
+        )  # fmt: skip
+
+    generate_run(tmp_path / "warm", candidate(), "ds2", 1, records[:5])
+    package = tmp_path / "package"
+    with pytest.raises(CacheMissError):
+        generate_run(package, candidate(offline=True), "ds2", 1, records)
+    (path,) = package.glob("runs/*/outputs.jsonl")
+    kept = [row.record_id for row in read_outputs(path)]
+    assert len(kept) == len(set(kept)) and set(kept) <= {r.id for r in records[:5]}
+    asked = len(fake_ollama.chats())
+    run = generate_run(package, candidate(), "ds2", 1, records)
+    assert [row.record_id for row in run.outputs()] == [r.id for r in records]
+    assert len(fake_ollama.chats()) - asked == 3  # only the three never cached
