@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass
 from dmbench.errors import DmbenchError
 from dmbench.metrics._wordsim import word_similarity
 from dmbench.metrics.metrik4 import Explanation, compare
+from dmbench.plantuml import parse
 
 EMPTY_GENERATED_MODEL = "empty_generated_model"
 
@@ -52,12 +53,9 @@ class Metric:
     name: str
     reading: str
     description: str
-    upstream: str = "domain-model-metrics 1.0.0 (metrik-4)"
 
     def explain(self, reference: str, generated: str) -> Explanation:
         """All intermediates; raises ``ParseError`` or ``ValueError`` as upstream does."""
-        from dmbench.plantuml import parse
-
         reference_model = parse(reference, self.reading)
         generated_model = parse(generated, self.reading)
         if not reference_model.is_valid():
