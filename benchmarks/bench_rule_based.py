@@ -17,7 +17,7 @@ from pathlib import Path
 from dmbench import paths
 from dmbench.candidates import Record
 from dmbench.candidates.rule_based import RuleBasedCandidate
-from dmbench.package.records import records_from_sources
+from dmbench.sources.records import records_from_sources
 
 
 def main() -> None:

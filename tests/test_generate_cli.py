@@ -13,7 +13,7 @@ from dmbench.cli import main
 from dmbench.candidates.rule_based import candidate as candidate_module
 from dmbench.candidates.rule_based.model import MISSING_HINT
 from dmbench.package import build, validate_package
-from dmbench.package.records import RECORDS_PATH, records_from_sources, write_records
+from dmbench.sources.records import RECORDS_PATH, records_from_sources, write_records
 from dmbench.runs.store import list_runs
 
 

@@ -1,7 +1,7 @@
 """The Frictionless data package: records, prompts, runs, outputs, scores and their checks."""
 
 from dmbench.package.build import BuildResult, build, refresh
-from dmbench.package.records import DATASETS, BenchmarkRecord, load_records
+from dmbench.sources.records import DATASETS, BenchmarkRecord, load_records
 from dmbench.package.validate import Report, validate_package
 
 __all__ = [

@@ -19,7 +19,7 @@ from pathlib import Path
 from dmbench.candidates.prompts import install_prompts
 from dmbench.errors import PackageError
 from dmbench.package.descriptor import DESCRIPTOR, SCHEMAS_DIR, write_descriptor, write_prompts_table
-from dmbench.package.records import RECORDS_PATH, load_records, records_from_sources, write_records
+from dmbench.sources.records import RECORDS_PATH, load_records, records_from_sources, write_records
 from dmbench.package.tables import write_run_tables
 from dmbench.runs.published import import_published_runs
 from dmbench.runs.store import RUN_FILE, RUNS_DIR

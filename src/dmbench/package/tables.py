@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from dmbench.package.records import sha256_text
+from dmbench.sources.records import sha256_text
 from dmbench.runs.scores import read_scores
 from dmbench.runs.store import list_runs
 

@@ -19,7 +19,7 @@ from typing import Any
 import jsonschema
 
 from dmbench.package.descriptor import DESCRIPTOR, FILES_PATH, RESOURCES, SCHEMAS_DIR, file_sha256
-from dmbench.package.records import DATASETS, sha256_text
+from dmbench.sources.records import DATASETS, sha256_text
 from dmbench.runs.store import RUN_FILE, RUNS_DIR
 
 RUN_JSON_SCHEMA = f"{SCHEMAS_DIR}/run.json-schema.json"

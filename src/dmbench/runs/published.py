@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from dmbench.errors import SourceError
-from dmbench.package.records import UPSTREAM_DATASETS, BenchmarkRecord
+from dmbench.sources.records import UPSTREAM_DATASETS, BenchmarkRecord
 from dmbench.runs.scores import ScoreRow, write_scores
 from dmbench.runs.store import OutputRow, RunInfo, make_run_id, open_run
 from dmbench.sources import BENCHMARK_REPO, PinnedFile, pinned_files, read_verified, repository

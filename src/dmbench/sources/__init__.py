@@ -2,6 +2,8 @@
 
 from dmbench.sources.fetch import DEFAULT_BASE_URL, archive_url, fetch
 from dmbench.sources.pins import (
+    BENCHMARK_REPO,
+    METRICS_REPO,
     PinnedFile,
     Repository,
     pinned,
@@ -12,9 +14,6 @@ from dmbench.sources.pins import (
     sha256_bytes,
     verify_all,
 )
-
-BENCHMARK_REPO = "Automated-DomainModel-Benchmark"
-METRICS_REPO = "domainModel-Metrics-Comparison"
 
 __all__ = [
     "BENCHMARK_REPO",

@@ -11,6 +11,9 @@ from pathlib import Path
 
 from dmbench.errors import SourceError
 
+BENCHMARK_REPO = "Automated-DomainModel-Benchmark"
+METRICS_REPO = "domainModel-Metrics-Comparison"
+
 
 @dataclass(frozen=True, slots=True)
 class PinnedFile:

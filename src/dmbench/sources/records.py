@@ -1,4 +1,6 @@
-"""The 53 benchmark records: DS-1 (45, community-curated corpus) and DS-2 (8, Chen et al. 2023).
+"""The 53 benchmark records: DS-1 (45, community-curated corpus), DS-2 (8, Chen et al. 2023).
+
+Read from the pinned corpora by the build, stored in and read back from the package.
 
 Texts and reference diagrams are kept byte-identical to upstream: the metric reads every
 character, trailing newlines included, so nothing here strips or normalises.
@@ -12,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dmbench.errors import PackageError
-from dmbench.sources import BENCHMARK_REPO, pinned, read_verified, repository, sha256_bytes
+from dmbench.sources.pins import BENCHMARK_REPO, pinned, read_verified, repository, sha256_bytes
 
 
 @dataclass(frozen=True, slots=True)
