@@ -43,7 +43,9 @@ def test_committed_errata_is_current(document: str) -> None:
 def test_command_writes_the_document(tmp_path: Path, document: str) -> None:
     """``dmbench errata --out`` writes the same text and reports its time."""
     out = tmp_path / "errata.md"
-    result = CliRunner().invoke(main, ["errata", "--out", str(out), "--package", str(built_package())])
+    result = CliRunner().invoke(
+        main, ["errata", "--out", str(out), "--package", str(built_package())]
+    )
     assert result.exit_code == 0, result.output
     assert out.read_text("utf-8") == document
     assert result.output.startswith(f"wrote {out} (")

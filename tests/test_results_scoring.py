@@ -41,7 +41,9 @@ def _rows(package: Path, run_id: str) -> dict[str, dict]:
 class TestRules:
     def test_empty_generation_scores_zero_with_the_upstream_reason(self, scored: Path) -> None:
         """An empty generation is 0/0/0 with ``empty_generated_model``; the metric is not asked."""
-        empty = [r for r in _rows(scored, CHEN_KIMI_DS1).values() if not r["output"].generated.strip()]
+        empty = [
+            r for r in _rows(scored, CHEN_KIMI_DS1).values() if not r["output"].generated.strip()
+        ]
         assert empty
         for record in empty:
             row = record["recomputed"]
@@ -59,18 +61,25 @@ class TestRules:
         for record in failed:
             assert record["recomputed"].error is None
             assert record["recomputed"].class_score > 0
-            assert record["recomputed"].class_score == pytest.approx(record["published"].class_score, abs=1e-9)
+            assert record["recomputed"].class_score == pytest.approx(
+                record["published"].class_score, abs=1e-9
+            )
 
     def test_metric_rejection_scores_zero_with_the_message(self, scored: Path) -> None:
         """A diagram metrik-4 rejects is 0/0/0 with the metric's message, failed or not."""
         rejected = [
-            r for r in _rows(scored, CALAMO_KIMI_DS1).values() if r["published"].error == "Invalid generated model"
+            r
+            for r in _rows(scored, CALAMO_KIMI_DS1).values()
+            if r["published"].error == "Invalid generated model"
         ]
         assert any(not r["output"].failed for r in rejected)
         for record in rejected:
             row = record["recomputed"]
             assert (row.class_score, row.attribute_score, row.association_score, row.error) == (
-                0.0, 0.0, 0.0, "Invalid generated model"
+                0.0,
+                0.0,
+                0.0,
+                "Invalid generated model",
             )
 
 
@@ -99,7 +108,11 @@ class TestStorage:
 
     def test_recomputed_tables_equal_published_for_rule_based(self, scored: Path) -> None:
         """Tables from recomputed scores give the paper's rule_based DS-2 cells too."""
-        (row,) = [r for r in results_tables(scored, source="recomputed") if r.series == "rule_based__no-llm"]
+        (row,) = [
+            r
+            for r in results_tables(scored, source="recomputed")
+            if r.series == "rule_based__no-llm"
+        ]
         assert row.scores_from == "recomputed"
         assert row.to_record()["class"] == {"median": 0.312, "std": 0.0}
 
@@ -110,17 +123,30 @@ class TestCommand:
         package = copy_package(tmp_path / "package")
         result = CliRunner().invoke(
             main,
-            ["score", "--runs", f"{RULE_BASED_DS2[0]},{RULE_BASED_DS2[1]}", "--runs", RULE_BASED_DS2[2],
-             "--workers", "1", "--package", str(package)],
+            [
+                "score",
+                "--runs",
+                f"{RULE_BASED_DS2[0]},{RULE_BASED_DS2[1]}",
+                "--runs",
+                RULE_BASED_DS2[2],
+                "--workers",
+                "1",
+                "--package",
+                str(package),
+            ],
         )
         assert result.exit_code == 0, result.output
-        assert result.output.startswith("scored 24 outputs of 3 runs with metrik-4 (12 distinct pairs")
+        assert result.output.startswith(
+            "scored 24 outputs of 3 runs with metrik-4 (12 distinct pairs"
+        )
         assert result.output.rstrip().endswith(" s)")
 
     def test_unknown_run_is_one_sentence(self, tmp_path: Path) -> None:
         """A misspelt run id is an error naming it, never a silent no-op."""
         package = copy_package(tmp_path / "package")
-        result = CliRunner().invoke(main, ["score", "--runs", "nope__x__ds1__run1", "--package", str(package)])
+        result = CliRunner().invoke(
+            main, ["score", "--runs", "nope__x__ds1__run1", "--package", str(package)]
+        )
         assert result.exit_code == 1
         assert "unknown run id(s): nope__x__ds1__run1" in result.output
 

@@ -43,11 +43,11 @@ class TestPaperCells:
     @pytest.mark.parametrize("dataset", ["ds1", "ds2"])
     def test_rule_based_cells_are_the_papers(self, tables, dataset: str) -> None:
         """The published rule_based cells come out exactly as the paper prints them."""
-        (row,) = [
-            r for r in tables.results if r.dataset == dataset and r.candidate == "rule_based"
-        ]
+        (row,) = [r for r in tables.results if r.dataset == dataset and r.candidate == "rule_based"]
         record = row.to_record()
-        assert {e: record[e]["median"] for e in PAPER_RULE_BASED[dataset]} == PAPER_RULE_BASED[dataset]
+        assert {e: record[e]["median"] for e in PAPER_RULE_BASED[dataset]} == PAPER_RULE_BASED[
+            dataset
+        ]
         assert row.runs == 3 and row.canonical and row.scores_from == "published"
 
     def test_canonical_rows_are_the_five_paper_series_per_dataset(self, tables) -> None:
@@ -112,7 +112,7 @@ class TestFormats:
 
 class TestScoreSource:
     def test_recomputed_without_scoring_is_empty(self, package: Path) -> None:
-        """Asking for recomputed scores before ``dmbench score`` gives no rows, not published ones."""
+        """Recomputed scores before ``dmbench score`` give no rows, not published ones."""
         assert results_tables(package, source="recomputed") == []
 
     def test_unknown_source_is_an_error(self, package: Path) -> None:
@@ -122,7 +122,7 @@ class TestScoreSource:
             select_scores(run, "metrik-4", "newest")
 
     def test_generated_runs_get_their_own_rows(self, tmp_path: Path) -> None:
-        """A run dmbench generated shows up as its own non-canonical row from its recomputed scores."""
+        """A run dmbench generated gets its own non-canonical row from its recomputed scores."""
         package = copy_package(tmp_path / "package")
         for index, means in ((1, 0.5), (2, 0.7)):
             info = RunInfo(
@@ -140,13 +140,18 @@ class TestScoreSource:
             for number, record_id in enumerate(("ds2-TSS", "ds2-HBMS")):
                 run.append(OutputRow(record_id, "@startuml\n@enduml", number == 1, None, 1.0))
                 rows.append(
-                    ScoreRow(info.run_id, record_id, "metrik-4", "recomputed", means, means, means, None)
+                    ScoreRow(
+                        info.run_id, record_id, "metrik-4", "recomputed", means, means, means, None
+                    )
                 )
             write_scores(run.path, rows)
         refresh(package)
         (row,) = [r for r in results_tables(package) if r.origin == "generated"]
         assert (row.series, row.runs, row.canonical, row.scores_from) == (
-            "chen__glm-5.1_cloud__0123abcd", 2, False, "recomputed"
+            "chen__glm-5.1_cloud__0123abcd",
+            2,
+            False,
+            "recomputed",
         )
         assert row.median["class"] == pytest.approx(0.6)
         assert row.fail_pct == 50.0
@@ -154,10 +159,14 @@ class TestScoreSource:
     def test_incomplete_scores_are_refused(self, tmp_path: Path) -> None:
         """A run whose scores miss some outputs is reported with the command that fixes it."""
         package = copy_package(tmp_path / "package")
-        run = next(r for r in list_runs(package) if r.info.run_id == "rule_based__no-llm__ds2__run1")
+        run = next(
+            r for r in list_runs(package) if r.info.run_id == "rule_based__no-llm__ds2__run1"
+        )
         rows = (run.path / "scores.jsonl").read_text("utf-8").splitlines(keepends=True)
         (run.path / "scores.jsonl").write_text("".join(rows[:-1]), "utf-8")
-        with pytest.raises(PackageError, match="dmbench score --runs rule_based__no-llm__ds2__run1"):
+        with pytest.raises(
+            PackageError, match="dmbench score --runs rule_based__no-llm__ds2__run1"
+        ):
             results_tables(package)
 
 
@@ -200,7 +209,9 @@ class TestAggregation:
     def test_series_drops_dataset_and_run_index(self) -> None:
         """Runs that differ only in dataset and index share a series; a settings hash stays."""
         assert series_of("chen__glm-5.1_cloud__ds1__run2") == "chen__glm-5.1_cloud"
-        assert series_of("chen__glm-5.1_cloud__ds2__run1__0123abcd") == "chen__glm-5.1_cloud__0123abcd"
+        assert (
+            series_of("chen__glm-5.1_cloud__ds2__run1__0123abcd") == "chen__glm-5.1_cloud__0123abcd"
+        )
 
 
 def test_table1_readings_differ_only_where_compat_drops_lines(package: Path) -> None:

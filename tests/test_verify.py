@@ -30,7 +30,9 @@ class TestAcceptance:
         assert report.explained_records == [(TSS_RUN, "ds2-TSS")]
         assert "greedy" in report.to_dict()["explained_exceptions"][0]["reason"]
 
-    def test_all_published_values_but_the_two_tss_values_reproduce(self, report: VerifyReport) -> None:
+    def test_all_published_values_but_the_two_tss_values_reproduce(
+        self, report: VerifyReport
+    ) -> None:
         """3337 of the 3339 published values of 1113 records in 42 runs agree within 1e-9."""
         assert (len(report.runs), report.records) == (42, 1113)
         assert (report.values_checked, report.values_equal) == (3339, 3337)
@@ -61,7 +63,9 @@ class TestCommand:
     def test_a_changed_score_fails(self, tmp_path: Path) -> None:
         """A published value off by 1e-6 is a mismatch and the command exits 1."""
         package = copy_package(tmp_path / "package")
-        run = next(r for r in list_runs(package) if r.info.run_id == "rule_based__no-llm__ds2__run1")
+        run = next(
+            r for r in list_runs(package) if r.info.run_id == "rule_based__no-llm__ds2__run1"
+        )
         rows = read_scores(run.path)
         rows[0] = replace(rows[0], class_score=rows[0].class_score + 1e-6)
         write_scores(run.path, rows)
@@ -82,7 +86,9 @@ def test_the_exception_excuses_only_what_it_explains(tmp_path: Path) -> None:
     write_scores(run.path, rows)
     checked = verify(package, run_ids=[TSS_RUN])
     assert not checked.ok
-    records = [(m.record_id, m.field) for m in checked.runs[0].unexplained if m.record_id != "(summary)"]
+    records = [
+        (m.record_id, m.field) for m in checked.runs[0].unexplained if m.record_id != "(summary)"
+    ]
     assert records == [("ds2-TSS", "association_score")]
 
 

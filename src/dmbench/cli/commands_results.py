@@ -51,7 +51,9 @@ def _elapsed(started: float) -> str:
 )
 @workers_option
 @package_option
-def score(metric: str, run_ids: tuple[str, ...], workers: int | None, package_dir: Path | None) -> None:
+def score(
+    metric: str, run_ids: tuple[str, ...], workers: int | None, package_dir: Path | None
+) -> None:
     """Recompute per-record scores from the stored outputs and store them as `recomputed`."""
     result = score_runs(paths.package_dir(package_dir), metric, _split(run_ids), workers)
     click.echo(
@@ -89,7 +91,7 @@ def score(metric: str, run_ids: tuple[str, ...], workers: int | None, package_di
 )
 @package_option
 def tables(fmt: str, out: Path, metric: str, source: str, package_dir: Path | None) -> None:
-    """Rebuild Table 1 (the corpora, both readings) and Tables 2-3 (scores per candidate and LLM)."""
+    """Rebuild Table 1 (the corpora, both readings) and Tables 2-3 (scores per candidate, LLM)."""
     started = time.perf_counter()
     table = build_tables(paths.package_dir(package_dir), metric, source)
     if fmt == "json":
@@ -123,7 +125,7 @@ def verify(workers: int | None, as_json: bool, package_dir: Path | None) -> None
 )
 @package_option
 def errata(out: Path, package_dir: Path | None) -> None:
-    """Write the errata: the paper's Table 1 claims and the scoring facts, measured from the data."""
+    """Write the errata: the paper's Table 1 claims and the scoring facts, measured from data."""
     started = time.perf_counter()
     path = write_errata(paths.package_dir(package_dir), out)
     click.echo(f"wrote {path} ({_elapsed(started)})")

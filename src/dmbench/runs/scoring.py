@@ -72,7 +72,9 @@ def rescore(
             (references[o.record_id], o.generated) for rows in outputs.values() for o in rows
         )
     )
-    scored = dict(zip(pairs, score_benchmark_many(pairs, metric=metric, workers=workers), strict=True))
+    scored = dict(
+        zip(pairs, score_benchmark_many(pairs, metric=metric, workers=workers), strict=True)
+    )
     result = {}
     for run_id, rows in outputs.items():
         result[run_id] = []

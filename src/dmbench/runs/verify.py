@@ -134,7 +134,11 @@ class VerifyReport:
             "values_checked": self.values_checked,
             "values_equal": self.values_equal,
             "explained_exceptions": [
-                {"run_id": run_id, "record_id": record_id, "reason": _reason(run_id, record_id, self)}
+                {
+                    "run_id": run_id,
+                    "record_id": record_id,
+                    "reason": _reason(run_id, record_id, self),
+                }
                 for run_id, record_id in self.explained_records
             ],
             "per_run": [
@@ -155,7 +159,10 @@ class VerifyReport:
         }
 
     def render(self) -> str:
-        header = f"{'run':<38} {'records':>7} {'values ok':>11} {'max |diff|':>10} {'summary ok':>11}  verdict"
+        header = (
+            f"{'run':<38} {'records':>7} {'values ok':>11} {'max |diff|':>10} "
+            f"{'summary ok':>11}  verdict"
+        )
         lines = [header, "-" * len(header)]
         for run in self.runs:
             lines.append(
@@ -197,14 +204,19 @@ def summarise(values: Sequence[float], errors: int) -> dict[str, Any]:
     """Upstream's per-element run summary (spec F.3) of one score column."""
     n = len(values)
     if n == 0:
-        return {"mean": None, "std": None, "median": None, "mad": None, "n": 0,
-                "buckets": [0] * 10, "failed": errors}
+        return {
+            "mean": None,
+            "std": None,
+            "median": None,
+            "mad": None,
+            "n": 0,
+            "buckets": [0] * 10,
+            "failed": errors,
+        }
     mean = sum(values) / n
     buckets = [0] * 10
     for value in values:
-        index = next(
-            (i for i in range(10) if BUCKET_EDGES[i] <= value < BUCKET_EDGES[i + 1]), 9
-        )
+        index = next((i for i in range(10) if BUCKET_EDGES[i] <= value < BUCKET_EDGES[i + 1]), 9)
         buckets[index] += 1
     return {
         "mean": mean,
@@ -237,7 +249,13 @@ def _close(first: float | None, second: float | None, tolerance: float) -> bool:
     return abs(first - second) <= tolerance
 
 
-def check_records(check: RunCheck, run: Run, published: list[ScoreRow], recomputed: list[ScoreRow], tolerance: float) -> None:
+def check_records(
+    check: RunCheck,
+    run: Run,
+    published: list[ScoreRow],
+    recomputed: list[ScoreRow],
+    tolerance: float,
+) -> None:
     ours = {r.record_id: r for r in recomputed}
     for row in published:
         mine = ours[row.record_id]
@@ -250,8 +268,14 @@ def check_records(check: RunCheck, run: Run, published: list[ScoreRow], recomput
                 check.values_equal += 1
             else:
                 check.mismatches.append(
-                    Mismatch(run.info.run_id, row.record_id, score_field, theirs, value,
-                             _known(run, row.record_id, score_field, diff))
+                    Mismatch(
+                        run.info.run_id,
+                        row.record_id,
+                        score_field,
+                        theirs,
+                        value,
+                        _known(run, row.record_id, score_field, diff),
+                    )
                 )
         if row.error != mine.error:
             check.mismatches.append(
@@ -275,7 +299,9 @@ def check_summary(check: RunCheck, run: Run, published: list[ScoreRow], toleranc
                 check.summary_equal += 1
             else:
                 check.mismatches.append(
-                    Mismatch(run.info.run_id, "(summary)", f"{element}.{key}", theirs.get(key), ours[key])
+                    Mismatch(
+                        run.info.run_id, "(summary)", f"{element}.{key}", theirs.get(key), ours[key]
+                    )
                 )
 
 
@@ -291,7 +317,9 @@ def verify(
     rescored = rescore(package_dir, runs, METRIC, workers)
     checks = []
     for run in runs:
-        published = [r for r in read_scores(run.path) if r.metric == METRIC and r.origin == "published"]
+        published = [
+            r for r in read_scores(run.path) if r.metric == METRIC and r.origin == "published"
+        ]
         check = RunCheck(
             run_id=run.info.run_id,
             upstream_file=Path((run.info.upstream or {}).get("path", "")).name,

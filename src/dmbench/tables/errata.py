@@ -24,8 +24,8 @@ from dmbench.plantuml import READINGS, Relationship, parse
 from dmbench.plantuml.model import RELATIONSHIP_KINDS
 from dmbench.sources import BENCHMARK_REPO, repository
 from dmbench.tables.corpus import TOTAL, CorpusRow, corpus_table
-from dmbench.tables.render import markdown_table
 from dmbench.tables.facts import NEAR_LIMIT, STAGE_LIMIT, GroupFacts, ScoringFacts, scoring_facts
+from dmbench.tables.render import markdown_table
 
 SPEC_SECTION = "the behaviour specification (`upstream-behaviour.md`, section B.5)"
 SPEC_CUT_CALLS = (214, 747)
@@ -90,9 +90,13 @@ CLAIMS = (
     Claim("184 enums", 184, 0, _count("enums")),
     Claim("710 relationships", 710, 0, _count("relationships")),
     Claim("45-record corpus: 9.4 classes per record", 9.4, 1, _per_record("classes", "ds1")),
-    Claim("45-record corpus: 13.0 attributes per record", 13.0, 1, _per_record("attributes", "ds1")),
+    Claim(
+        "45-record corpus: 13.0 attributes per record", 13.0, 1, _per_record("attributes", "ds1")
+    ),
     Claim("8-record archive: 14.4 classes per record", 14.4, 1, _per_record("classes", "ds2")),
-    Claim("8-record archive: 10.3 attributes per record", 10.3, 1, _per_record("attributes", "ds2")),
+    Claim(
+        "8-record archive: 10.3 attributes per record", 10.3, 1, _per_record("attributes", "ds2")
+    ),
     Claim("seven relationship types", 7, 0, _kinds_present),
     Claim("355 plain associations", 355, 0, _count("rel_association")),
     Claim("2 association-class links", 2, 0, _count("rel_association_class")),
@@ -116,7 +120,9 @@ class ClaimCheck:
 
     def holds(self, reading: str) -> bool:
         digits = self.claim.digits
-        return round_half_up(self.measured[reading], digits) == round_half_up(self.claim.claimed, digits)
+        return round_half_up(self.measured[reading], digits) == round_half_up(
+            self.claim.claimed, digits
+        )
 
 
 def _quantities_equal_to(value: float, corpus: Corpus) -> list[str]:
@@ -142,7 +148,9 @@ def _why_kinds(corpus: Corpus) -> str:
     for reading in READINGS:
         counts = corpus.total(reading).counts
         kinds = ", ".join(
-            f"{k.replace('_', ' ')} {counts[f'rel_{k}']}" for k in RELATIONSHIP_KINDS if counts[f"rel_{k}"]
+            f"{k.replace('_', ' ')} {counts[f'rel_{k}']}"
+            for k in RELATIONSHIP_KINDS
+            if counts[f"rel_{k}"]
         )
         texts[reading] = f"{int(_kinds_present(corpus, reading))} kinds ({kinds})"
     return _per_reading(texts)
@@ -184,7 +192,9 @@ def _why(check: ClaimCheck, corpus: Corpus) -> str:
     elsewhere = _quantities_equal_to(claim.claimed, corpus)
     measured_text = " / ".join(f"{shown(measured[r])} ({r})" for r in READINGS)
     if elsewhere:
-        return f"measured {measured_text}; {shown(claim.claimed)} is the number of " + ", ".join(elsewhere)
+        return f"measured {measured_text}; {shown(claim.claimed)} is the number of " + ", ".join(
+            elsewhere
+        )
     return f"measured {measured_text}; no reading gives {shown(claim.claimed)}"
 
 
@@ -213,12 +223,12 @@ def _claims_section(checks: list[ClaimCheck]) -> list[str]:
     lines = [
         "## 1. The paper's Table 1 claims",
         "",
-        "The paper describes the corpus as follows: \"53 records contribute 540 classes, 667",
+        'The paper describes the corpus as follows: "53 records contribute 540 classes, 667',
         "attributes, 184 enums, and 710 relationships; the 45-record corpus averages 9.4 classes",
         "and 13.0 attributes per record, the 8-record archive 14.4 classes and 10.3 attributes;",
         "the 710 relationships decompose into seven relationship types, ranging from 355 plain",
         "associations to 2 association-class links; 70% of relationship endpoints carry a",
-        "multiplicity.\"",
+        'multiplicity."',
         "",
         "Each claim is measured on the 53 reference diagrams under both readings (`compat`: what",
         "metrik-4's parser reads; `standard`: what PlantUML means; see `results/table1.md` for",
@@ -272,12 +282,26 @@ def _failed_section(facts: ScoringFacts) -> list[str]:
     ]
     rows = [
         _group_label(g)
-        + [str(g.records), str(g.failed), str(g.failed_with_diagram), str(g.failed_scored_normally),
-           str(g.empty)]
+        + [
+            str(g.records),
+            str(g.failed),
+            str(g.failed_with_diagram),
+            str(g.failed_scored_normally),
+            str(g.empty),
+        ]
         for g in facts.groups
     ]
-    header = ["Candidate", "LLM", "Dataset", "Canonical", "Records", "Failed",
-              "Failed with diagram", "Failed, scored normally", "Empty (0/0/0)"]
+    header = [
+        "Candidate",
+        "LLM",
+        "Dataset",
+        "Canonical",
+        "Records",
+        "Failed",
+        "Failed with diagram",
+        "Failed, scored normally",
+        "Empty (0/0/0)",
+    ]
     return lines + markdown_table(header, rows, "llllrrrrr") + [""]
 
 
@@ -300,7 +324,15 @@ def _rejected_section(facts: ScoringFacts) -> list[str]:
         for g in facts.groups
         if g.rejected
     ]
-    header = ["Candidate", "LLM", "Dataset", "Canonical", "Records", "Rejected", "Rejected, not failed"]
+    header = [
+        "Candidate",
+        "LLM",
+        "Dataset",
+        "Canonical",
+        "Records",
+        "Rejected",
+        "Rejected, not failed",
+    ]
     return lines + markdown_table(header, rows, "llllrrr") + [""]
 
 
@@ -329,14 +361,30 @@ def _dropped_section(facts: ScoringFacts) -> list[str]:
     ]
     rows = [
         _group_label(g)
-        + [str(g.attributes_standard), str(g.attributes_compat), str(g.attributes_dropped),
-           _pct(g.dropped_pct)]
+        + [
+            str(g.attributes_standard),
+            str(g.attributes_compat),
+            str(g.attributes_dropped),
+            _pct(g.dropped_pct),
+        ]
         for g in [*facts.groups, *facts.references]
     ]
-    header = ["Candidate", "LLM", "Dataset", "Canonical", "Attributes (standard)",
-              "Attributes (compat)", "Dropped", "Dropped %"]
+    header = [
+        "Candidate",
+        "LLM",
+        "Dataset",
+        "Canonical",
+        "Attributes (standard)",
+        "Attributes (compat)",
+        "Dropped",
+        "Dropped %",
+    ]
     unparsable = sum(g.unparsable[r] for g in facts.groups for r in READINGS)
-    note = [] if not unparsable else [f"{unparsable} outputs did not parse under a reading and are left out.", ""]
+    note = (
+        []
+        if not unparsable
+        else [f"{unparsable} outputs did not parse under a reading and are left out.", ""]
+    )
     return lines + markdown_table(header, rows, "llllrrrr") + [""] + note
 
 
@@ -370,11 +418,20 @@ def _cuts_section(facts: ScoringFacts) -> list[str]:
         "",
     ]
     rows = [
-        _group_label(g) + [str(g.records), str(g.no_puml), str(g.longest_output), str(g.outputs_near_limit)]
+        _group_label(g)
+        + [str(g.records), str(g.no_puml), str(g.longest_output), str(g.outputs_near_limit)]
         for g in chen
     ]
-    header = ["Candidate", "LLM", "Dataset", "Canonical", "Records", "stage2_no_puml",
-              "Longest diagram", f"Diagrams ≥ {NEAR_LIMIT} chars"]
+    header = [
+        "Candidate",
+        "LLM",
+        "Dataset",
+        "Canonical",
+        "Records",
+        "stage2_no_puml",
+        "Longest diagram",
+        f"Diagrams ≥ {NEAR_LIMIT} chars",
+    ]
     return lines + markdown_table(header, rows, "llllrrrr") + [""]
 
 

@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from dmbench.package import load_records
+from dmbench.plantuml import READINGS, ParseError, parse
 from dmbench.runs.scores import ScoreRow, read_scores
 from dmbench.runs.store import OutputRow, RunInfo, list_runs
-from dmbench.plantuml import READINGS, ParseError, parse
 from dmbench.tables.results import EMPTY_GENERATION, is_rejection
 
 PUBLISHED_METRIC = "metrik-4"

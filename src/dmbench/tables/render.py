@@ -95,7 +95,9 @@ def table1_markdown(rows: list[CorpusRow]) -> str:
     for reading in dict.fromkeys(r.reading for r in rows):
         subset = [r for r in rows if r.reading == reading]
         body = [[label] + [str(r.counts[key]) for r in subset] for key, label in quantities]
-        body.append(["Endpoints with a multiplicity (%)"] + [_fmt(r.multiplicity_pct, 1) for r in subset])
+        body.append(
+            ["Endpoints with a multiplicity (%)"] + [_fmt(r.multiplicity_pct, 1) for r in subset]
+        )
         body += [
             [f"{field.replace('_', ' ').capitalize()} per record"]
             + [_fmt(r.per_record(field), 2) for r in subset]
@@ -118,8 +120,15 @@ def results_markdown(table: TableSet, dataset: str) -> str:
     name = PAPER_TABLES[dataset]
     rows = [r for r in table.results if r.dataset == dataset]
     header = [
-        "Candidate", "LLM", "Runs", "Class", "Attribute", "Association", "Failed %",
-        "Rejected %", "Scores",
+        "Candidate",
+        "LLM",
+        "Runs",
+        "Class",
+        "Attribute",
+        "Association",
+        "Failed %",
+        "Rejected %",
+        "Scores",
     ]
 
     def body(selected: list[ResultRow]) -> list[list[str]]:
@@ -155,7 +164,10 @@ def results_markdown(table: TableSet, dataset: str) -> str:
         header_other = header[:2] + ["Origin", "Series"] + header[2:]
         lines += markdown_table(
             header_other,
-            [row[:2] + [r.origin, f"`{r.series}`"] + row[2:] for r, row in zip(others, body(others))],
+            [
+                row[:2] + [r.origin, f"`{r.series}`"] + row[2:]
+                for r, row in zip(others, body(others), strict=True)
+            ],
             "llllrrrrrrl",
         )
     lines.append("")

@@ -31,9 +31,20 @@ ELEMENTS = ("class", "attribute", "association")
 EMPTY_GENERATION = "empty_generated_model"
 PAPER_TABLES = {"ds1": "table2", "ds2": "table3"}
 RESULT_FIELDS = (
-    "table", "metric", "dataset", "candidate", "model", "series", "origin", "canonical", "scores",
-    "runs", *(f"{e}_{s}" for e in ELEMENTS for s in ("median", "std")), "fail_pct",
-    "rejected_pct", "rejected_records",
+    "table",
+    "metric",
+    "dataset",
+    "candidate",
+    "model",
+    "series",
+    "origin",
+    "canonical",
+    "scores",
+    "runs",
+    *(f"{e}_{s}" for e in ELEMENTS for s in ("median", "std")),
+    "fail_pct",
+    "rejected_pct",
+    "rejected_records",
 )
 
 
@@ -125,7 +136,7 @@ def _round(value: float | None, digits: int) -> float | None:
 
 
 def series_of(run_id: str) -> str:
-    """The runs that differ only in dataset and run index: ``chen__glm-5.1_cloud`` (+ settings hash).
+    """Runs that differ only in dataset and run index: ``chen__glm-5.1_cloud`` (+ settings hash).
 
     Run ids are ``<candidate>__<model>__<dataset>__run<N>[__<settings hash>]``.
     """
