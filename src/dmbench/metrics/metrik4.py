@@ -115,14 +115,19 @@ def greedy_matching(matrix: np.ndarray) -> tuple[float, list[tuple[int, int]]]:
 
 def _set_similarity(
     first: Sequence[T], second: Sequence[U], pair: Callable[[T, U], float]
-) -> tuple[float, list[tuple[int, int]]]:
-    """``2 * greedy sum / (n1 + n2)``: 1.0 for two empty sets, 0.0 if only one is empty."""
+) -> tuple[float, list[tuple[int, int, float]]]:
+    """``2 * greedy sum / (n1 + n2)`` and the picks with their values.
+
+    1.0 for two empty sets, 0.0 if only one is empty.
+    """
     if not first and not second:
         return 1.0, []
     if not first or not second:
         return 0.0, []
-    total, picks = greedy_matching(np.array([[pair(a, b) for b in second] for a in first]))
-    return (2.0 * total) / (len(first) + len(second)), picks
+    matrix = np.array([[pair(a, b) for b in second] for a in first])
+    total, picks = greedy_matching(matrix)
+    scored = [(row, col, float(matrix[row, col])) for row, col in picks]
+    return (2.0 * total) / (len(first) + len(second)), scored
 
 
 def _clamp(value: float) -> float:
@@ -142,12 +147,8 @@ class _Comparison:
         )
         rel = _relationship_similarity(reference, generated, ra, rd, rg)
         matching = tuple(
-            Match(
-                reference.classes[i].name,
-                generated.classes[j].name,
-                self._class(reference.classes[i], generated.classes[j]),
-            )
-            for i, j in picks
+            Match(reference.classes[i].name, generated.classes[j].name, value)
+            for i, j, value in picks
         )
         return Explanation(
             semantic=_clamp(0.7 * prop + 0.3 * rel),
