@@ -111,9 +111,10 @@ class TestFormats:
 
 
 class TestScoreSource:
-    def test_recomputed_without_scoring_is_empty(self, package: Path) -> None:
-        """Recomputed scores before ``dmbench score`` give no rows, not published ones."""
-        assert results_tables(package, source="recomputed") == []
+    def test_recomputed_without_scoring_is_an_error(self, package: Path) -> None:
+        """Recomputed scores before ``dmbench score`` are refused with the fix, not faked."""
+        with pytest.raises(PackageError, match="run `dmbench score --metric metrik-4` first"):
+            results_tables(package, source="recomputed")
 
     def test_unknown_source_is_an_error(self, package: Path) -> None:
         """A misspelt score source is refused."""
@@ -145,7 +146,21 @@ class TestScoreSource:
                     )
                 )
             write_scores(run.path, rows)
+        unscored = RunInfo(
+            run_id="calamo__glm-5.1_cloud__ds2__run1__89abcdef",
+            candidate="calamo",
+            model="glm-5.1:cloud",
+            dataset="ds2",
+            run_index=1,
+            origin="generated",
+            canonical=False,
+            settings={"model": "glm-5.1:cloud"},
+        )
+        open_run(package, unscored).append(OutputRow("ds2-TSS", "", True, "x", 1.0))
         refresh(package)
+        assert build_tables(package).unscored == [unscored.run_id]
+        result = CliRunner().invoke(main, ["tables", "--format", "json", "--package", str(package)])
+        assert "1 run(s) without published metrik-4 scores left out" in result.stderr
         (row,) = [r for r in results_tables(package) if r.origin == "generated"]
         assert (row.series, row.runs, row.canonical, row.scores_from) == (
             "chen__glm-5.1_cloud__0123abcd",

@@ -11,6 +11,7 @@ from click.testing import CliRunner
 from results_support import built_package, copy_package, full_verification
 
 from dmbench.cli import commands_results, main
+from dmbench.errors import PackageError
 from dmbench.runs.scores import read_scores, write_scores
 from dmbench.runs.store import list_runs
 from dmbench.runs.verify import VerifyReport, summarise, verify
@@ -90,6 +91,12 @@ def test_the_exception_excuses_only_what_it_explains(tmp_path: Path) -> None:
         (m.record_id, m.field) for m in checked.runs[0].unexplained if m.record_id != "(summary)"
     ]
     assert records == [("ds2-TSS", "association_score")]
+
+
+def test_nothing_to_verify_is_an_error(tmp_path: Path) -> None:
+    """An unbuilt package is a one-sentence error, not an empty success or failure."""
+    with pytest.raises(PackageError, match="run `dmbench build` first"):
+        verify(tmp_path)
 
 
 class TestSummarise:

@@ -94,6 +94,12 @@ def tables(fmt: str, out: Path, metric: str, source: str, package_dir: Path | No
     """Rebuild Table 1 (the corpora, both readings) and Tables 2-3 (scores per candidate, LLM)."""
     started = time.perf_counter()
     table = build_tables(paths.package_dir(package_dir), metric, source)
+    if table.unscored:
+        click.echo(
+            f"note: {len(table.unscored)} run(s) without {source} {metric} scores left out "
+            f"(`dmbench score --runs ...`): {', '.join(table.unscored)}",
+            err=True,
+        )
     if fmt == "json":
         click.echo(json.dumps(table.records(), indent=2, ensure_ascii=False))
         click.echo(f"tables ({_elapsed(started)})", err=True)

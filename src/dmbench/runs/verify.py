@@ -23,6 +23,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from dmbench.errors import PackageError
 from dmbench.runs.scores import ScoreRow, read_scores
 from dmbench.runs.scoring import rescore, select_runs
 from dmbench.runs.store import Run
@@ -314,6 +315,8 @@ def verify(
     """Re-score every published record and re-derive every published summary; see the module."""
     started = time.perf_counter()
     runs = [r for r in select_runs(package_dir, run_ids) if r.info.origin == "published"]
+    if not runs:
+        raise PackageError("no published runs to verify; run `dmbench build` first")
     rescored = rescore(package_dir, runs, METRIC, workers)
     checks = []
     for run in runs:

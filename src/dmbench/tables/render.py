@@ -20,7 +20,8 @@ from dmbench.tables.results import (
     PAPER_TABLES,
     RESULT_FIELDS,
     ResultRow,
-    results_tables,
+    aggregate,
+    run_summaries,
 )
 
 TABLE_TITLES = {
@@ -38,6 +39,8 @@ class TableSet:
     results: list[ResultRow]
     metric: str
     source: str
+    unscored: list[str]
+    """Runs left out of Tables 2-3 because they have no scores of the kind asked for."""
 
     def records(self) -> list[dict]:
         """The JSON list: Table 1 rows, then one object per (dataset, candidate, LLM)."""
@@ -50,11 +53,13 @@ def build_tables(
     source: str = "published",
     readings: tuple[str, ...] = READINGS,
 ) -> TableSet:
+    summaries, unscored = run_summaries(package_dir, metric, source)
     return TableSet(
         corpus=corpus_table(package_dir, readings),
-        results=results_tables(package_dir, metric, source),
+        results=aggregate(summaries, metric),
         metric=metric,
         source=source,
+        unscored=unscored,
     )
 
 

@@ -205,9 +205,24 @@ def summarise_run(run: Run, metric: str, source: str) -> RunSummary | None:
     )
 
 
-def run_summaries(package_dir: Path, metric: str, source: str) -> list[RunSummary]:
-    summaries = (summarise_run(run, metric, source) for run in list_runs(package_dir))
-    return [s for s in summaries if s is not None]
+def run_summaries(
+    package_dir: Path, metric: str, source: str
+) -> tuple[list[RunSummary], list[str]]:
+    """The summaries of the runs that have scores of the kind asked for, and the ids of those
+    that have none (left out of the tables, e.g. generated runs not scored yet)."""
+    runs = list_runs(package_dir)
+    summaries, unscored = [], []
+    for run in runs:
+        summary = summarise_run(run, metric, source)
+        if summary is None:
+            unscored.append(run.info.run_id)
+        else:
+            summaries.append(summary)
+    if runs and not summaries:
+        raise PackageError(
+            f"no run has {source} {metric} scores; run `dmbench score --metric {metric}` first"
+        )
+    return summaries, unscored
 
 
 def _sample_std(values: Sequence[float]) -> float | None:
@@ -260,5 +275,6 @@ def aggregate(summaries: Iterable[RunSummary], metric: str) -> list[ResultRow]:
 def results_tables(
     package_dir: Path, metric: str = "metrik-4", source: str = "published"
 ) -> list[ResultRow]:
-    """Tables 2 (ds1) and 3 (ds2), every run series of the package, canonical rows first."""
-    return aggregate(run_summaries(package_dir, metric, source), metric)
+    """Tables 2 (ds1) and 3 (ds2), every scored run series of the package, canonical first."""
+    summaries, _ = run_summaries(package_dir, metric, source)
+    return aggregate(summaries, metric)
