@@ -201,8 +201,6 @@ class TestAggregation:
             means={"class": mean, "attribute": mean, "association": mean},
             failed=failed,
             rejected=0,
-            rejected_not_failed=0,
-            empty=0,
         )
 
     def test_median_of_run_means_and_sample_std(self) -> None:

@@ -14,11 +14,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from dmbench.metrics import EMPTY_GENERATED_MODEL
 from dmbench.package import load_records
 from dmbench.plantuml import READINGS, ParseError, parse
 from dmbench.runs.scores import ScoreRow, read_scores
 from dmbench.runs.store import OutputRow, RunInfo, list_runs
-from dmbench.tables.results import EMPTY_GENERATION, is_rejection
+from dmbench.tables.results import is_rejection
 
 PUBLISHED_METRIC = "metrik-4"
 STAGE_LIMIT = 2000
@@ -125,7 +126,7 @@ def scoring_facts(package_dir: Path) -> ScoringFacts:
             group.failed_with_diagram += has_diagram
             group.failed_scored_normally += has_diagram and score.error is None
             group.failed_scored_above_zero += has_diagram and score.class_score > 0
-        group.empty += score.error == EMPTY_GENERATION
+        group.empty += score.error == EMPTY_GENERATED_MODEL
         if is_rejection(score):
             group.rejected += 1
             group.rejected_not_failed += not output.failed

@@ -23,12 +23,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dmbench.errors import PackageError
+from dmbench.metrics import EMPTY_GENERATED_MODEL
 from dmbench.runs.scores import ScoreRow, read_scores
 from dmbench.runs.store import Run, list_runs
 
 SCORE_SOURCES = ("published", "recomputed")
 ELEMENTS = ("class", "attribute", "association")
-EMPTY_GENERATION = "empty_generated_model"
 PAPER_TABLES = {"ds1": "table2", "ds2": "table3"}
 RESULT_FIELDS = (
     "table",
@@ -65,8 +65,6 @@ class RunSummary:
     means: dict[str, float]
     failed: int
     rejected: int
-    rejected_not_failed: int
-    empty: int
 
     @property
     def failed_pct(self) -> float:
@@ -148,7 +146,7 @@ def is_rejection(row: ScoreRow) -> bool:
     """Scored 0.0 because the metric raised (not because the generation was empty)."""
     return (
         row.error is not None
-        and row.error != EMPTY_GENERATION
+        and row.error != EMPTY_GENERATED_MODEL
         and row.class_score == row.attribute_score == row.association_score == 0.0
     )
 
@@ -185,7 +183,6 @@ def summarise_run(run: Run, metric: str, source: str) -> RunSummary | None:
         )
     n = len(rows)
     means = {e: sum(getattr(r, f"{e}_score") for r in rows) / n for e in ELEMENTS}
-    rejected = [r for r in rows if is_rejection(r)]
     return RunSummary(
         run_id=run.info.run_id,
         series=series_of(run.info.run_id),
@@ -199,9 +196,7 @@ def summarise_run(run: Run, metric: str, source: str) -> RunSummary | None:
         n_records=n,
         means=means,
         failed=sum(o.failed for o in outputs.values()),
-        rejected=len(rejected),
-        rejected_not_failed=sum(not outputs[r.record_id].failed for r in rejected),
-        empty=sum(r.error == EMPTY_GENERATION for r in rows),
+        rejected=sum(is_rejection(r) for r in rows),
     )
 
 
