@@ -50,7 +50,10 @@ class TestAcceptance:
         text = report.render()
         assert text.endswith("verdict: OK (1 explained exception)")
         assert "3337 of 3339 published score values (1113 records, 42 runs)" in text
-        assert f"why {TSS_RUN} ds2-TSS: near-tie" in text
+        assert (
+            f"why {TSS_RUN} ds2-TSS (upstream "
+            "zenodo_zero_shot_kimi-k2.6_cloud_2026-07-02T13-34-44Z.json): near-tie" in text
+        )
 
 
 class TestCommand:

@@ -183,8 +183,12 @@ class VerifyReport:
                     f"  {label}: {m.run_id} {m.record_id} {m.field}: "
                     f"published {m.published!r}, recomputed {m.recomputed!r}"
                 )
+        files = {run.run_id: run.upstream_file for run in self.runs}
         for run_id, record_id in self.explained_records:
-            lines.append(f"  why {run_id} {record_id}: {_reason(run_id, record_id, self)}")
+            lines.append(
+                f"  why {run_id} {record_id} (upstream {files[run_id]}): "
+                f"{_reason(run_id, record_id, self)}"
+            )
         exceptions = len(self.explained_records)
         lines.append(
             f"verdict: {'OK' if self.ok else 'FAILED'}"
