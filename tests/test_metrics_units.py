@@ -98,6 +98,20 @@ class TestWuPalmer:
         for first, second in itertools.product(synsets, repeat=2):
             assert ours.similarity(first, second) == first.wup_similarity(second), (first, second)
 
+    def test_best_both_ways_equals_nltk_maxima(self):
+        """One pass gives upstream's per-lemma maximum in each direction."""
+        from nltk.corpus import wordnet
+
+        word_similarity()
+        ours = WuPalmer()
+        for word1, word2 in itertools.combinations(self.WORDS, 2):
+            synsets1, synsets2 = wordnet.synsets(word1), wordnet.synsets(word2)
+            expected = tuple(
+                max((a.wup_similarity(b) or 0.0 for a in x for b in y), default=0.0)
+                for x, y in ((synsets1, synsets2), (synsets2, synsets1))
+            )
+            assert ours.best_both_ways(synsets1, synsets2) == expected, (word1, word2)
+
 
 class TestGreedyMatching:
     def test_first_maximum_in_row_major_order_wins_a_tie(self):

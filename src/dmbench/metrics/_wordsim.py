@@ -98,31 +98,21 @@ class WordSimilarity:
         return found
 
     def wup(self, first: str, second: str) -> float:
-        """Best Wu-Palmer similarity over all synset pairs; exact match if one has no synset."""
-        key = (first, second)
-        cached = self._wup.get(key)
-        if cached is None:
-            cached = self._wup[key] = self._compute_wup(first, second)
-        return cached
+        """Best Wu-Palmer similarity over all synset pairs; exact match if one has no synset.
 
-    def _compute_wup(self, first: str, second: str) -> float:
-        synsets1 = self._synsets_of(first)
-        synsets2 = self._synsets_of(second)
-        if not synsets1 or not synsets2:
-            return 1.0 if first.lower() == second.lower() else 0.0
-        best = 0.0
-        for synset1 in synsets1:
-            for synset2 in synsets2:
-                # Upstream skips a synset pair whose similarity raises; so do we, to agree.
-                try:
-                    value = self._wu_palmer.similarity(synset1, synset2)
-                except Exception:  # noqa: BLE001
-                    continue
-                if value is not None and value > best:
-                    best = value
-                    if best >= 1.0:  # Wu-Palmer never exceeds 1: nothing can beat it
-                        return best
-        return best
+        Both orders are memoised at once: metrik-4 asks for nearly every lemma pair both ways.
+        """
+        cached = self._wup.get((first, second))
+        if cached is None:
+            synsets1 = self._synsets_of(first)
+            synsets2 = self._synsets_of(second)
+            if synsets1 and synsets2:
+                cached, reverse = self._wu_palmer.best_both_ways(synsets1, synsets2)
+            else:
+                cached = reverse = 1.0 if first.lower() == second.lower() else 0.0
+            self._wup[(first, second)] = cached
+            self._wup[(second, first)] = reverse
+        return cached
 
     def similarity(self, first: str, second: str) -> float:
         """Cosine of the two identifiers' WordNet vectors, in [0, 1]."""
