@@ -19,6 +19,7 @@ def _register() -> None:
         commands_generate,
         commands_metrics,
         commands_plantuml,
+        commands_reproduce,
         commands_results,
         commands_sources,
     )
@@ -29,6 +30,7 @@ def _register() -> None:
         commands_plantuml,
         commands_metrics,
         commands_results,
+        commands_reproduce,
     ):
         for command in module.COMMANDS:
             main.add_command(command)

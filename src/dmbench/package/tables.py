@@ -25,7 +25,8 @@ RUN_FIELDS = (
     "temperature", "temperature_translate", "num_predict", "seed", "top_p", "top_k",
     "repeat_penalty", "timeout_seconds", "recorded_timeout_seconds", "enable_translation",
     "think", "truncate", "started_utc", "finished_utc", "n_records", "n_failed",
-    "elapsed_seconds", "upstream_path", "upstream_sha256", "dmbench_version", "dmbench_commit",
+    "elapsed_seconds", "n_failed_score", "upstream_run_id", "upstream_path", "upstream_sha256",
+    "dmbench_version", "dmbench_commit",
 )
 OUTPUT_FIELDS = (
     "run_id", "record_id", "generated", "generated_sha256", "failed", "error", "elapsed_seconds",
@@ -75,6 +76,8 @@ def _run_row(run) -> dict[str, Any]:
         "n_records": info.totals.get("n_records"),
         "n_failed": info.totals.get("n_failed"),
         "elapsed_seconds": info.totals.get("elapsed_seconds"),
+        "n_failed_score": info.totals.get("n_failed_score"),
+        "upstream_run_id": info.provenance.get("upstream_run_id"),
         "upstream_path": upstream.get("path"),
         "upstream_sha256": upstream.get("sha256"),
         "dmbench_version": info.provenance.get("dmbench_version"),

@@ -59,6 +59,7 @@ def generate_run(
         canonical=False,
         settings=settings,
         provenance={**described.get("provenance", {}), **code_provenance()},
+        started_utc=now_utc(),
     )
     run = open_run(package_dir, info)
     done = run.completed_ids()

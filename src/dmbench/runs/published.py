@@ -122,8 +122,9 @@ def _import_one(
             "recorded_settings": artifact["settings"],
             "metric": artifact["metric"],
         },
-        started_utc=artifact["timestamp_utc"],
-        finished_utc=None,
+        # Upstream stamps the artifact when it writes it, after the run: a finish time.
+        started_utc=None,
+        finished_utc=artifact["timestamp_utc"],
         upstream={
             "repository": repo.url,
             "commit": repo.commit,

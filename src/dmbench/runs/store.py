@@ -170,7 +170,6 @@ def open_run(package_dir: Path, info: RunInfo) -> Run:
         _cut_torn_tail(path / OUTPUTS_FILE)
         return Run(path, stored)
     path.mkdir(parents=True, exist_ok=True)
-    info.started_utc = info.started_utc or now_utc()
     run = Run(path, info)
     run.save_info()
     return run

@@ -1,0 +1,64 @@
+"""``dmbench reproduce``: the README's main job in one command."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import click
+
+from dmbench import paths
+from dmbench.cli.commands_sources import package_option
+from dmbench.reproduce import reproduce as run_pipeline
+
+
+@click.command()
+@click.option(
+    "--sources",
+    "sources_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Directory with the upstream layout (default: $DMBENCH_SOURCES, ../shared/upstream, "
+    "or the fetch cache).",
+)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("results"),
+    show_default=True,
+    help="Directory for Tables 1-3.",
+)
+@click.option(
+    "--errata",
+    "errata_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=Path("docs/errata.md"),
+    show_default=True,
+    help="Where to write the errata.",
+)
+@click.option("--workers", type=click.IntRange(min=1), default=None, help="Scoring processes.")
+@package_option
+def reproduce(
+    sources_dir: Path | None,
+    out: Path,
+    errata_path: Path,
+    workers: int | None,
+    package_dir: Path | None,
+) -> None:
+    """Build the package, verify the published scores, re-score, write the tables, validate."""
+    package_dir = paths.package_dir(package_dir)
+    sources_dir = sources_dir or paths.default_sources_dir(package_dir)
+    started = time.perf_counter()
+    failed = None
+    for stage in run_pipeline(package_dir, sources_dir, out, errata_path, workers):
+        if stage.name == "verify" or not stage.ok:
+            click.echo(stage.detail)
+        click.echo(f"[{stage.name:<8}] {stage.seconds:6.1f} s  {stage.summary}")
+        if not stage.ok:
+            failed = stage.name
+    click.echo(f"total {time.perf_counter() - started:.1f} s")
+    if failed:
+        raise click.ClickException(f"stage {failed} failed; see its report above")
+
+
+COMMANDS = [reproduce]

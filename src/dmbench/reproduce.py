@@ -1,0 +1,85 @@
+"""The main job as one library call: build, verify, score, tables, errata, validate.
+
+Each stage is timed and reported, so a reader sees where the minutes go, and the job is ``ok``
+only when verification and validation both hold.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from dmbench.metrics import DEFAULT_METRIC
+from dmbench.package import build, validate_package
+from dmbench.runs.scoring import score_runs
+from dmbench.runs.verify import verify
+from dmbench.tables.errata import write_errata
+from dmbench.tables.render import build_tables, write_tables
+
+
+@dataclass(frozen=True, slots=True)
+class StageResult:
+    name: str
+    seconds: float
+    ok: bool
+    summary: str
+    detail: str = ""
+
+
+def _timed(name: str, stage: Callable[[], tuple[bool, str, str]]) -> StageResult:
+    started = time.perf_counter()
+    ok, summary, detail = stage()
+    return StageResult(name, time.perf_counter() - started, ok, summary, detail)
+
+
+def reproduce(
+    package_dir: Path,
+    sources_dir: Path,
+    results_dir: Path,
+    errata_path: Path,
+    workers: int | None = None,
+) -> Iterator[StageResult]:
+    """Yield each stage's result as it finishes; stop after a stage that failed."""
+
+    def do_build() -> tuple[bool, str, str]:
+        result = build(package_dir, sources_dir)
+        return True, f"{result.records} records, {result.runs_imported} published runs", ""
+
+    def do_verify() -> tuple[bool, str, str]:
+        report = verify(package_dir, workers=workers)
+        summary = (
+            f"{report.values_equal}/{report.values_checked} published values reproduced, "
+            f"{len(report.explained_records)} explained exception(s)"
+        )
+        return report.ok, summary, report.render()
+
+    def do_score() -> tuple[bool, str, str]:
+        result = score_runs(package_dir, DEFAULT_METRIC, None, workers)
+        return True, f"{result.records} outputs of {result.runs} runs ({result.metric})", ""
+
+    def do_tables() -> tuple[bool, str, str]:
+        written = write_tables(build_tables(package_dir, DEFAULT_METRIC, "published"), results_dir)
+        return True, f"{len(written)} files in {results_dir}", ""
+
+    def do_errata() -> tuple[bool, str, str]:
+        return True, str(write_errata(package_dir, errata_path)), ""
+
+    def do_validate() -> tuple[bool, str, str]:
+        report = validate_package(package_dir)
+        return report.valid, "valid" if report.valid else "INVALID", report.render()
+
+    stages = (
+        ("build", do_build),
+        ("verify", do_verify),
+        ("score", do_score),
+        ("tables", do_tables),
+        ("errata", do_errata),
+        ("validate", do_validate),
+    )
+    for name, stage in stages:
+        result = _timed(name, stage)
+        yield result
+        if not result.ok:
+            return
