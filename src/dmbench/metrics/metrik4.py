@@ -3,7 +3,11 @@
 Of the three scores, ``attribute_score`` is the property similarity (classes matched greedily by
 name and attributes), ``association_score`` the relationship similarity (associations,
 dependencies and generalisations, each matched greedily and weighted by its share of all edges)
-and ``class_score`` their blend ``clamp(0.7 * propSim + 0.3 * relSim)``.
+and ``class_score`` their blend ``clamp(0.7 * propSim + 0.3 * relSim)``. Pairs are weighted as
+upstream: a class pair ``0.571 * name + 0.429 * attributes`` (the paper's 0.4/0.3 renormalised
+because PlantUML operations are not parsed), an attribute pair ``0.1 * modifier + 0.7 * name +
+0.2 * type``, an association ``0.3 * source + 0.2 * label + 0.2 * ownership + 0.3 * target``, a
+dependency or generalisation the mean of its two ends. Names are compared by ``_wordsim``.
 
 Upstream also computes a structural similarity (graph edit distance between the class graphs)
 and blends it with the semantic one into an overall similarity, but it returns only the three
@@ -18,7 +22,8 @@ and the greedy matching adds its picks in the order it makes them.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Sequence, TypeVar
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 import numpy as np
 
