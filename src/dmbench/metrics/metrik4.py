@@ -21,8 +21,8 @@ and the greedy matching adds its picks in the order it makes them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TypeVar
 
 import numpy as np
