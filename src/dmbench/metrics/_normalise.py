@@ -61,10 +61,11 @@ class Normalised:
         }
 
 
-_OWNERSHIP = {"composition": "composition", "aggregation": "aggregation"}
+_OWNING_KINDS = ("composition", "aggregation")
 
 
 def normalise(diagram: Diagram) -> Normalised:
+    """The diagram as upstream's metric sees it (see the module docstring for the rules)."""
     classes: list[Class] = []
     for cls in diagram.classes:
         classes.append(
@@ -95,10 +96,10 @@ def normalise(diagram: Diagram) -> Normalised:
                 Edge(member, rel.target, name, "none") for member in rel.association_members
             )
         else:
-            ownership = _OWNERSHIP.get(rel.kind, "none")
+            ownership = rel.kind if rel.kind in _OWNING_KINDS else "none"
             associations.append(Edge(rel.source, rel.target, name, ownership))
 
-    first_of_name = {}
+    first_of_name: dict[str, Class] = {}
     for cls in classes:
         first_of_name.setdefault(cls.name, cls)
     return Normalised(
