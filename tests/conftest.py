@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+pytest_plugins = ("fake_ollama",)  # the fake_ollama fixture, for every test module
+
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
 UPSTREAM = SHARED / "upstream"

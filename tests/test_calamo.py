@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
-from fake_ollama import DIGEST, MODEL, Reply, fake_ollama  # noqa: F401
+from fake_ollama import DIGEST, MODEL, Reply
 
 from dmbench.candidates import Record, get_candidate
 from dmbench.candidates.prompts import PROMPTS, load_prompt

@@ -11,7 +11,7 @@ import socket
 from pathlib import Path
 
 import pytest
-from fake_ollama import DIGEST, MODEL, VERSION, Reply, fake_ollama  # noqa: F401
+from fake_ollama import DIGEST, MODEL, VERSION, Reply
 
 from dmbench.candidates import Record, get_candidate
 from dmbench.candidates.prompts import PROMPTS, load_prompt

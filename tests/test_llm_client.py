@@ -7,7 +7,7 @@ import socket
 from pathlib import Path
 
 import pytest
-from fake_ollama import DIGEST, MODEL, VERSION, FakeOllama, Reply, fake_ollama  # noqa: F401
+from fake_ollama import DIGEST, MODEL, VERSION, FakeOllama, Reply
 
 from dmbench.llm import (
     CacheMissError,

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from fake_ollama import Reply, diagram_reply, fake_ollama  # noqa: F401
+from fake_ollama import Reply, diagram_reply
 
 from dmbench.candidates import Record, get_candidate
 from dmbench.cli import main

@@ -13,7 +13,7 @@ import click
 from dmbench import paths
 from dmbench.candidates import CANDIDATES, get_candidate
 from dmbench.candidates.prompts import PROMPTS_DIR
-from dmbench.cli.commands_sources import package_option
+from dmbench.cli._options import package_option
 from dmbench.llm import CACHE_DIR
 from dmbench.runs.jobs import (
     DATASET_CHOICES,

@@ -8,22 +8,12 @@ from pathlib import Path
 import click
 
 from dmbench.metrics import (
-    DEFAULT_METRIC,
-    METRICS,
     download_nltk_data,
     explain,
     score_benchmark_many,
 )
+from dmbench.cli._options import metric_option
 from dmbench.plantuml import ParseError
-
-metric_option = click.option(
-    "--metric",
-    type=click.Choice(list(METRICS)),
-    default=DEFAULT_METRIC,
-    show_default=True,
-    help="metrik-4 = published (compat reading); metrik-4-standard = over standard PlantUML.",
-)
-
 
 _SCORE_KEYS = ("class_score", "attribute_score", "association_score")
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from dmbench import paths
+from dmbench.cli._options import sources_option
 from dmbench.plantuml import READINGS, ParseError, parse as parse_text
 from dmbench.plantuml._published import output_rows, reference_rows
 from dmbench.plantuml._quirks import quirk_cost, to_csv, to_markdown
@@ -75,14 +76,7 @@ def _batch(text: str, reading: str, source: Path):
 
 
 @click.command("quirks")
-@click.option(
-    "--sources",
-    "sources_dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=None,
-    help="Directory with the upstream layout (default: $DMBENCH_SOURCES, ../shared/upstream, "
-    "or the fetch cache).",
-)
+@sources_option
 @click.option(
     "--out",
     "out_dir",

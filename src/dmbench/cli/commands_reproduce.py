@@ -8,19 +8,12 @@ from pathlib import Path
 import click
 
 from dmbench import paths
-from dmbench.cli.commands_sources import package_option
+from dmbench.cli._options import package_option, sources_option
 from dmbench.reproduce import reproduce as run_pipeline
 
 
 @click.command()
-@click.option(
-    "--sources",
-    "sources_dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=None,
-    help="Directory with the upstream layout (default: $DMBENCH_SOURCES, ../shared/upstream, "
-    "or the fetch cache).",
-)
+@sources_option
 @click.option(
     "--out",
     type=click.Path(file_okay=False, path_type=Path),

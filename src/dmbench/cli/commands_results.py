@@ -9,21 +9,13 @@ from pathlib import Path
 import click
 
 from dmbench import paths
-from dmbench.cli.commands_sources import package_option
-from dmbench.metrics import DEFAULT_METRIC, METRICS
+from dmbench.cli._options import metric_option, package_option
 from dmbench.runs.scoring import score_runs
 from dmbench.runs.verify import verify as verify_package
 from dmbench.tables import SCORE_SOURCES
 from dmbench.tables.errata import write_errata
 from dmbench.tables.render import build_tables, write_tables
 
-metric_option = click.option(
-    "--metric",
-    type=click.Choice(list(METRICS)),
-    default=DEFAULT_METRIC,
-    show_default=True,
-    help="metrik-4 reads PlantUML as the published scores did; metrik-4-standard as PlantUML does.",
-)
 workers_option = click.option(
     "--workers",
     type=click.IntRange(min=1),

@@ -9,19 +9,11 @@ from pathlib import Path
 import click
 
 from dmbench import paths
+from dmbench.cli._options import package_option, sources_option
 from dmbench.package import build as build_package
 from dmbench.package import validate_package
 from dmbench.package.metadata import write_metadata
 from dmbench.sources import DEFAULT_BASE_URL, fetch
-
-package_option = click.option(
-    "--package",
-    "package_dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=None,
-    help="Package directory (default: the current directory).",
-)
-
 
 @click.group()
 def sources() -> None:
@@ -48,14 +40,7 @@ def sources_fetch(cache: Path | None, base_url: str) -> None:
 
 
 @click.command()
-@click.option(
-    "--sources",
-    "sources_dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=None,
-    help="Directory with the upstream layout (default: $DMBENCH_SOURCES, ../shared/upstream, "
-    "or the fetch cache).",
-)
+@sources_option
 @package_option
 def build(sources_dir: Path | None, package_dir: Path | None) -> None:
     """Build the data package from the pinned sources (all or nothing)."""
