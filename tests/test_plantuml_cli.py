@@ -142,3 +142,11 @@ def test_every_command_has_help():
     """Each command documents itself."""
     for command in COMMANDS:
         assert command.help and command.help.strip()
+
+
+def test_quirks_help_says_where_results_go():
+    """The relative default is explained: results/ under the current (package) directory."""
+    result = CliRunner().invoke(main, ["quirks", "--help"])
+    assert result.exit_code == 0
+    text = " ".join(result.output.split())
+    assert "relative to the current directory" in text and "package's results folder" in text

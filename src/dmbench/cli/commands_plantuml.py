@@ -83,7 +83,11 @@ def _batch(text: str, reading: str, source: Path):
     type=click.Path(file_okay=False, path_type=Path),
     default=Path("results"),
     show_default=True,
-    help="Where to write quirk_cost.csv and quirk_cost.md.",
+    help=(
+        "Where to write quirk_cost.csv and quirk_cost.md. The default, results/, is relative "
+        "to the current directory: the package's results folder when run from the checkout "
+        "(the package directory is the current directory, as for every dmbench command)."
+    ),
 )
 def quirks(sources_dir: Path | None, out_dir: Path) -> None:
     """Tabulate what the compat reading loses against the standard one, per dataset/candidate."""
