@@ -40,9 +40,7 @@ class TestParseCommand:
         path.write_text("@startuml\nA -- B ?\n@enduml\n", encoding="utf-8")
         result = CliRunner().invoke(main, ["parse", str(path), "--reading", "standard"])
         assert result.exit_code == 1
-        assert result.output == (
-            f"Error: {path}:2:8: line 2, column 8: cannot read '?' here: 'A -- B ?'\n"
-        )
+        assert result.output == f"Error: {path}:2:8: cannot read '?' here: 'A -- B ?'\n"
         assert "Traceback" not in result.output
 
     def test_compat_error_is_upstreams_message(self, tmp_path):
@@ -54,6 +52,70 @@ class TestParseCommand:
         assert result.output.endswith(
             ": No UML blocks found in input (missing @startuml/@enduml markers)\n"
         )
+
+    def test_unclosed_block_names_the_position_once(self, tmp_path):
+        """Errors without a column keep the file:line:column prefix and no second position."""
+        path = tmp_path / "open.puml"
+        path.write_text("@startuml\nclass A {\n  x\n@enduml\n", encoding="utf-8")
+        result = CliRunner().invoke(main, ["parse", str(path)])
+        assert result.exit_code == 1
+        assert result.output.startswith(f"Error: {path}:2:1: class 'A' is opened but never")
+        assert "line 2" not in result.output
+
+    def test_non_utf8_file_is_one_sentence(self, tmp_path):
+        """A Latin-1 file: the file and the offending byte, no UnicodeDecodeError traceback."""
+        path = tmp_path / "latin1.puml"
+        path.write_bytes("@startuml\nclass Caf\u00e9\n@enduml\n".encode("latin-1"))
+        result = CliRunner().invoke(main, ["parse", str(path)])
+        assert result.exit_code == 1
+        assert result.output == f"Error: {path}: not UTF-8 text (byte 0xe9 at offset 19)\n"
+        assert not isinstance(result.exception, UnicodeDecodeError)
+
+    def test_missing_file_is_one_sentence(self, tmp_path):
+        """An unreadable FILE is reported by click, not as a traceback."""
+        result = CliRunner().invoke(main, ["parse", str(tmp_path / "nowhere.puml")])
+        assert result.exit_code in (1, 2)
+        assert "Traceback" not in result.output and "nowhere.puml" in result.output
+
+    def test_file_from_stdin(self):
+        """FILE may be "-" for standard input."""
+        result = CliRunner().invoke(main, ["parse", "-"], input=DIAGRAM)
+        assert result.exit_code == 0, result.output
+        assert json.loads(result.output) == parse(DIAGRAM).to_dict()
+
+    def test_stdin_parse_error_names_stdin(self):
+        """The position of an error in standard input is given against <stdin>."""
+        result = CliRunner().invoke(main, ["parse", "-"], input="@startuml\nA ?\n@enduml\n")
+        assert result.exit_code == 1
+        assert result.output.startswith("Error: <stdin>:2:")
+
+    def test_batch_from_stdin(self):
+        """--jsonl - reads the batch from standard input."""
+        lines = [json.dumps({"id": "a", "text": DIAGRAM}), json.dumps({"id": "b", "text": ""})]
+        result = CliRunner().invoke(main, ["parse", "--jsonl", "-"], input="\n".join(lines))
+        assert result.exit_code == 0, result.output
+        out = [json.loads(line) for line in result.output.splitlines()]
+        assert [(o["id"], o["ok"]) for o in out] == [("a", True), ("b", False)]
+        assert out[0]["model"] == parse(DIAGRAM).to_dict()
+
+    def test_batch_non_utf8_line_is_named(self, tmp_path):
+        """A batch line that is not UTF-8 stops the batch with the file and line number."""
+        batch = tmp_path / "in.jsonl"
+        good = json.dumps({"id": 1, "text": DIAGRAM}).encode()
+        bad = '{"id": 2, "text": "caf\u00e9"}'.encode("latin-1")
+        batch.write_bytes(good + b"\n" + bad + b"\n")
+        result = CliRunner().invoke(main, ["parse", "--jsonl", str(batch)])
+        assert result.exit_code == 1
+        assert f"Error: {batch}:2: not UTF-8 text" in result.output
+        assert not isinstance(result.exception, UnicodeDecodeError)
+
+    def test_batch_text_must_be_a_string(self, tmp_path):
+        """A non-string "text" is a malformed line, not a traceback."""
+        batch = tmp_path / "in.jsonl"
+        batch.write_text('{"id": 1, "text": 5}\n', encoding="utf-8")
+        result = CliRunner().invoke(main, ["parse", "--jsonl", str(batch)])
+        assert result.exit_code == 1
+        assert f"{batch}:1: expected a JSON object" in result.output
 
     def test_needs_file_or_jsonl(self):
         """Neither (or both) is a usage error."""

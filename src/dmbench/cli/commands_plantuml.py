@@ -22,45 +22,79 @@ reading_option = click.option(
 )
 
 
+STDIN = "-"
+
+
 @click.command("parse")
-@click.argument("file", required=False, type=click.Path(dir_okay=False, path_type=Path))
+@click.argument(
+    "file", required=False, type=click.Path(dir_okay=False, allow_dash=True, path_type=Path)
+)
 @click.option(
     "--jsonl",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
     default=None,
-    help='Batch mode: read {"id", "text"} lines, write one result line per input to stdout.',
+    help='Batch mode: read {"id", "text"} lines ("-" for stdin), write one result line per '
+    "input to stdout.",
 )
 @reading_option
 def parse(file: Path | None, jsonl: Path | None, reading: str) -> None:
-    """Print the model of a PlantUML class diagram as JSON (parsed.jsonl's model shape)."""
+    """Print the model of a PlantUML class diagram as JSON (parsed.jsonl's model shape).
+
+    FILE (or "-" for stdin) must be UTF-8 text.
+    """
     if (file is None) == (jsonl is None):
         raise click.UsageError("give either FILE or --jsonl IN.jsonl")
     if jsonl is not None:
-        for line in _batch(_read(jsonl), reading, jsonl):
+        for line in _batch(_read_bytes(jsonl), reading, _name(jsonl)):
             click.echo(line)
         return
+    assert file is not None
+    text = _decode(_read_bytes(file), _name(file))
     try:
-        diagram = parse_text(_read(file), reading)
+        diagram = parse_text(text, reading)
     except ParseError as exc:
-        raise click.ClickException(f"{file}:{exc.line}:{exc.column}: {exc}") from None
+        # The position is printed once, in the file:line:column form editors understand.
+        raise click.ClickException(
+            f"{_name(file)}:{exc.line}:{exc.column}: {exc.reason}"
+        ) from None
     click.echo(json.dumps(diagram.to_dict(), indent=2, ensure_ascii=False))
 
 
-def _read(path: Path) -> str:
+def _name(path: Path) -> str:
+    return "<stdin>" if str(path) == STDIN else str(path)
+
+
+def _read_bytes(path: Path) -> bytes:
+    if str(path) == STDIN:
+        with click.open_file(STDIN, "rb") as stream:
+            return stream.read()
     try:
-        return path.read_text(encoding="utf-8")
+        return path.read_bytes()
     except OSError as exc:
-        raise click.ClickException(f"cannot read {path}: {exc.strerror}") from None
+        raise click.ClickException(f"cannot read {path}: {exc.strerror or exc}") from None
 
 
-def _batch(text: str, reading: str, source: Path):
+def _decode(data: bytes, name: str, line: int | None = None) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        where = name if line is None else f"{name}:{line}"
+        raise click.ClickException(
+            f"{where}: not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})"
+        ) from None
+
+
+def _batch(data: bytes, reading: str, source: str):
     """One output line per input line; a diagram that fails to parse is a result, not a stop."""
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, raw in enumerate(data.splitlines(), start=1):
+        line = _decode(raw, source, number)
         if not line.strip():
             continue
         try:
             record = json.loads(line)
             item_id, item_text = record["id"], record["text"]
+            if not isinstance(item_text, str):
+                raise TypeError
         except (ValueError, KeyError, TypeError):
             raise click.ClickException(
                 f'{source}:{number}: expected a JSON object with "id" and "text"'

@@ -308,7 +308,11 @@ class _Reader:
         column = len(line) - len(line.lstrip()) + 1
         number = self._line_number(i)
         return ParseError(
-            f"line {number}: {message}", line=number, column=column, line_text=line
+            f"line {number}: {message}",
+            line=number,
+            column=column,
+            line_text=line,
+            reason=message,
         )
 
     def _unexpected(self, i: int, exc: UnexpectedInput) -> ParseError:
@@ -321,8 +325,9 @@ class _Reader:
         else:
             found = "the end of the line"
         number = self._line_number(i)
-        message = f"line {number}, column {column}: cannot read {found} here: {line.strip()!r}"
-        return ParseError(message, line=number, column=column, line_text=line)
+        reason = f"cannot read {found} here: {line.strip()!r}"
+        message = f"line {number}, column {column}: {reason}"
+        return ParseError(message, line=number, column=column, line_text=line, reason=reason)
 
 
 def _literals(items: Tree) -> tuple[str, ...]:
