@@ -32,6 +32,12 @@ class Reply:
     delay: float = 0.0
 
 
+def wire_string(text: str) -> bytes:
+    """``text`` as a JSON string the way the ollama client (httpx) puts it on the wire: quoted,
+    escaped, non-ASCII characters left as UTF-8. Tests build whole expected bodies from it."""
+    return json.dumps(text, ensure_ascii=False).encode("utf-8")
+
+
 def diagram_reply(body: dict[str, Any]) -> Reply:
     """A deterministic valid diagram named after a hash of the user message."""
     user = body["messages"][-1].get("content", "")

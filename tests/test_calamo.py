@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
-from fake_ollama import DIGEST, MODEL, Reply
+from fake_ollama import DIGEST, MODEL, Reply, wire_string
 
 from dmbench.candidates import Record, get_candidate
 from dmbench.candidates.prompts import PROMPTS, load_prompt
@@ -42,6 +42,21 @@ def calamo(server, tmp_path, **settings):
 
 
 class TestRequest:
+    def test_bytes_on_the_wire(self, fake_ollama, tmp_path, records):
+        """The exact bytes the server receives for AirTravel: upstream's message strings in the
+        ollama client's framing (the recorded wire deviations)."""
+        fake_ollama.script.append(Reply(DIAGRAM))
+        calamo(fake_ollama, tmp_path).generate(records["AirTravel"])
+        (body,) = fake_ollama.chat_bodies()
+        system = load_prompt(UPSTREAM, "calamo_system.txt")
+        assert body == (
+            b'{"model":"test-model:latest","stream":false,'
+            b'"options":{"temperature":0.7,"num_predict":1024},'
+            b'"messages":[{"role":"system","content":' + wire_string(system)
+            + b'},{"role":"user","content":' + wire_string(PREFIX + records["AirTravel"].text)
+            + b'}],"tools":[],"think":false}'
+        )  # fmt: skip
+
     def test_body_for_airtravel(self, fake_ollama, tmp_path, records):
         """One call: the prompt file as system, the template with the text as user."""
         fake_ollama.script.append(Reply(DIAGRAM))

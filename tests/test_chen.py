@@ -11,7 +11,7 @@ import socket
 from pathlib import Path
 
 import pytest
-from fake_ollama import DIGEST, MODEL, VERSION, Reply
+from fake_ollama import DIGEST, MODEL, VERSION, Reply, wire_string
 
 from dmbench.candidates import Record, get_candidate
 from dmbench.candidates.prompts import PROMPTS, load_prompt
@@ -55,6 +55,38 @@ def chen(server, tmp_path, **settings):
 
 
 class TestRequests:
+    def test_stage1_and_stage2_bytes_on_the_wire(self, fake_ollama, tmp_path, records, prompt):
+        """The exact bytes the server receives for AirTravel's two calls. Message strings are
+        upstream's; the framing is the ollama client's (compact separators, UTF-8 "§" in the
+        translate prompt, its key order, ``"tools":[]``), the recorded wire deviations."""
+        fake_ollama.script.extend([Reply(DSL), Reply(DIAGRAM)])
+        chen(fake_ollama, tmp_path).generate(records["AirTravel"])
+        stage1, stage2 = fake_ollama.chat_bodies()
+        user = "USER:\n" + prompt("chen_task.txt") + "\n\nUSER:\n" + records["AirTravel"].text
+        assert stage1 == (
+            b'{"model":"test-model","stream":false,'
+            b'"options":{"temperature":0.7,"num_predict":1024},'
+            b'"messages":[{"role":"system","content":' + wire_string(prompt("chen_system.txt"))
+            + b'},{"role":"user","content":' + wire_string(user)
+            + b'}],"tools":[],"think":false}'
+        )  # fmt: skip
+        translate = prompt("chen_translate.txt")
+        assert "\u00a7" in translate and "\u00a7".encode() in wire_string(translate)
+        assert stage2 == (
+            b'{"model":"test-model","stream":false,'
+            b'"options":{"temperature":0.0,"num_predict":1024},'
+            b'"messages":[{"role":"system","content":' + wire_string(translate)
+            + b'},{"role":"user","content":' + wire_string(DSL)
+            + b'}],"tools":[],"think":false}'
+        )  # fmt: skip
+
+    def test_wire_deviations_are_recorded(self, fake_ollama, tmp_path):
+        """Each run's provenance lists how its requests differ on the wire from upstream's."""
+        deviations = chen(fake_ollama, tmp_path).describe()["provenance"]["deviations"]
+        assert sum(d.startswith("wire: ") for d in deviations) == 4
+        assert any('"tools": []' in d for d in deviations)
+        assert any("without its content key" in d for d in deviations)
+
     def test_stage1_body_for_airtravel(self, fake_ollama, tmp_path, records, prompt):
         """Stage 1: system prompt, then the task and the text flattened with ``USER:`` labels."""
         fake_ollama.script.extend([Reply(DSL), Reply(DIAGRAM)])
@@ -138,10 +170,11 @@ class TestOutcomes:
         assert output.failed is False and output.raw == DIAGRAM
 
     def test_empty_stage1_reply_still_goes_to_stage2(self, fake_ollama, tmp_path, records):
-        """An empty stage-1 reply is not an error; the ollama client omits the empty content."""
+        """An empty stage-1 reply is not an error; the ollama client omits the empty content
+        (a recorded wire deviation: upstream sent ``"content": ""``)."""
         fake_ollama.script.extend([Reply(""), Reply("nothing")])
         output = chen(fake_ollama, tmp_path).generate(records["AirTravel"])
-        assert fake_ollama.chats()[1]["messages"][1] == {"role": "user"}
+        assert b'},{"role":"user"}],"tools":[]' in fake_ollama.chat_bodies()[1]
         assert output.error == "zenodo_zero_shot_stage2_no_puml"
 
     def test_reply_without_startuml(self, fake_ollama, tmp_path, records):

@@ -7,7 +7,7 @@ import socket
 from pathlib import Path
 
 import pytest
-from fake_ollama import DIGEST, MODEL, VERSION, FakeOllama, Reply
+from fake_ollama import DIGEST, MODEL, VERSION, FakeOllama, Reply, wire_string
 
 from dmbench.llm import (
     CacheMissError,
@@ -39,28 +39,23 @@ class TestRequestBody:
         """The server receives upstream's payload: stream off, think false, set options only."""
         fake_ollama.script.append(Reply("hello"))
         chat = make_chat(fake_ollama, tmp_path)
-        chat.chat("SYS", "USER TEXT", Options(temperature=0.7, num_predict=1024))
-        assert fake_ollama.chats() == [
-            {
-                "model": MODEL,
-                "stream": False,
-                "options": {"temperature": 0.7, "num_predict": 1024},
-                "messages": [
-                    {"role": "system", "content": "SYS"},
-                    {"role": "user", "content": "USER TEXT"},
-                ],
-                "tools": [],
-                "think": False,
-            }
+        chat.chat("SYS", "USER TEXT é", Options(temperature=0.7, num_predict=1024))
+        assert fake_ollama.chat_bodies() == [
+            b'{"model":"test-model:latest","stream":false,'
+            b'"options":{"temperature":0.7,"num_predict":1024},'
+            b'"messages":[{"role":"system","content":"SYS"},'
+            b'{"role":"user","content":"USER TEXT \xc3\xa9"}],"tools":[],"think":false}'
         ]
 
     def test_no_options_and_no_system_are_omitted(self, fake_ollama, tmp_path):
         """An empty system prompt sends no system turn; no options sends no ``options`` key."""
         fake_ollama.script.append(Reply("hi"))
         make_chat(fake_ollama, tmp_path).chat("", "only user", Options())
-        (body,) = fake_ollama.chats()
-        assert "options" not in body
-        assert body["messages"] == [{"role": "user", "content": "only user"}]
+        assert fake_ollama.chat_bodies() == [
+            b'{"model":"test-model:latest","stream":false,'
+            b'"messages":[{"role":"user","content":' + wire_string("only user") + b"}],"
+            b'"tools":[],"think":false}'
+        ]
 
     def test_all_options_are_typed(self, fake_ollama, tmp_path):
         """Integers stay integers and floats floats, whatever the caller passed."""
@@ -77,7 +72,7 @@ class TestRequestBody:
         text = "Kunde § café → ∑\n\ttabs  "
         make_chat(fake_ollama, tmp_path).chat("s", text, Options())
         assert fake_ollama.chats()[0]["messages"][1]["content"] == text
-
+        assert wire_string(text) in fake_ollama.chat_bodies()[0]
 
     def test_one_log_line_per_call(self, fake_ollama, tmp_path, caplog):
         """Like upstream, each call logs the model and the user prompt's length."""

@@ -22,6 +22,7 @@ from dmbench.llm.client import (
     DEFAULT_BACKOFF,
     DEFAULT_RETRIES,
     DEFAULT_TIMEOUT,
+    WIRE_DEVIATIONS,
     ChatReply,
     OllamaChat,
     Options,
@@ -147,7 +148,7 @@ class LLMCandidate(ABC):
     def describe(self) -> dict[str, Any]:
         """Asks the server (or, offline, the cache) for the model digest and server version."""
         info = self.chat.server_info()
-        deviations = []
+        deviations = list(WIRE_DEVIATIONS)
         if not self.truncate:
             deviations.append("no-truncate: replies are not cut to 2000 characters")
         if self.chat.retries:

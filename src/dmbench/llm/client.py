@@ -25,8 +25,13 @@ other ``httpx.TimeoutException`` (read, write...)   ``ReadTimeout``     yes
 The ``HTTPError`` message follows the ``requests`` form (``500 Server Error: Internal Server
 Error for url: <url>``); the other messages are dmbench's own.
 
-Request bodies differ from upstream's only where the ``ollama`` client adds ``"tools": []`` and
-drops a message's ``content`` key when it is empty; Ollama reads both the same way.
+Request bodies. The message strings (system and user ``content``), the model name, ``stream``,
+``think`` and the option values are byte-identical to upstream's once decoded. The bytes on the
+wire are not, because upstream sent ``requests.post(url, json=payload)`` and dmbench sends what
+the ``ollama`` client (over ``httpx``) serialises; :data:`WIRE_DEVIATIONS` lists every
+difference and each run records it among its deviations. The client offers no public way to
+send an empty ``content``: it drops every empty field of a message, so an empty chen stage-1
+reply reaches stage 2 as ``{"role":"user"}`` (Ollama reads a missing content as empty).
 """
 
 from __future__ import annotations
@@ -52,6 +57,20 @@ DEFAULT_TIMEOUT = 600
 DEFAULT_HOST = "http://localhost:11434"
 DEFAULT_RETRIES = 2
 DEFAULT_BACKOFF = 2.0
+WIRE_DEVIATIONS = (
+    "wire: request bodies are serialised by the ollama client over httpx, not by "
+    "requests.post(json=...): separators ',' and ':' without spaces (upstream ', ' and ': '), "
+    "non-ASCII characters as raw UTF-8 (upstream \\uXXXX escapes), keys in the order model, "
+    "stream, options, messages, tools, think (upstream model, messages, stream, think, "
+    "options); the decoded message strings and values are the same",
+    'wire: every chat body carries "tools": [] (upstream sent no tools key)',
+    "wire: a message whose content is empty is sent without its content key, as "
+    '{"role":"user"} (upstream sent "content": ""); the ollama client drops empty fields and '
+    "has no public way to keep them; only an empty chen stage-1 reply leads to such a message",
+    "wire: HTTP headers are the ollama client's (User-Agent ollama-python/..., Accept "
+    "application/json), not python-requests'",
+)
+"""How dmbench's /api/chat requests differ on the wire from upstream's; see the module doc."""
 _OPTION_TYPES = {
     "temperature": float,
     "num_predict": int,
