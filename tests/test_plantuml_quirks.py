@@ -1,14 +1,19 @@
 """Where compat and standard differ: one test per upstream quirk named in spec section E.
 
 Each test shows the compat reading (upstream's, pinned by spec E.3-E.6) beside the standard
-one. Everything not listed here reads the same in both (``TestAgreement``).
+one, and has an entry in ``QUIRKS`` (``TestQuirkTable``). Everything not listed here reads the
+same in both (``TestAgreement``).
 """
 
 from __future__ import annotations
 
+import re
+from importlib import resources
+
 import pytest
 
 from dmbench.plantuml import Attribute, Diagram, Enum, Note, ParseError, Relationship, parse
+from dmbench.plantuml._quirks import QUIRKS
 
 
 def both(body: str):
@@ -184,3 +189,30 @@ class TestQuirks:
         assert compat.classes[0].name == "A"
         with pytest.raises(ParseError):
             parse("@startuml\nClass A\n@enduml", "standard")
+
+
+class TestQuirkTable:
+    """``QUIRKS`` lists every difference once; each entry has its test and each test its entry."""
+
+    def test_every_entry_has_its_test_and_every_quirk_test_an_entry(self):
+        tests = {f"TestQuirks::{name}" for name in vars(TestQuirks) if name.startswith("test_")}
+        listed = [quirk.test for quirk in QUIRKS]
+        assert len(listed) == len(set(listed))
+        assert set(listed) == tests
+
+    def test_ids_and_spec_sections(self):
+        """Ids are unique; each names a spec E subsection; LANGUAGE.md numbers the same quirks."""
+        ids = [quirk.id for quirk in QUIRKS]
+        assert len(ids) == len(set(ids))
+        assert all(re.fullmatch(r"E\.[1-7]", quirk.spec) for quirk in QUIRKS)
+        assert all(quirk.description for quirk in QUIRKS)
+        language = resources.files("dmbench.plantuml").joinpath("LANGUAGE.md").read_text("utf-8")
+        section = language.split("## The compat reading's quirks", 1)[1]
+        documented = {int(n) for n in re.findall(r"^(\d+)\. ", section, re.M)}
+        assert documented == {int(re.match(r"\d+", i).group(0)) for i in ids}
+
+    def test_each_quirk_test_names_its_id(self):
+        """A test's docstring starts with 'Quirk <id>:' so the table and the tests agree."""
+        for quirk in QUIRKS:
+            method = getattr(TestQuirks, quirk.test.split("::")[1])
+            assert method.__doc__.startswith(f"Quirk {quirk.id}:"), quirk

@@ -1,8 +1,13 @@
-"""What the compat reading's quirks cost: elements the standard reading sees and compat loses.
+"""The compat reading's quirks: what they are (``QUIRKS``) and what they cost (``quirk_cost``).
 
-Works on (id, dataset, candidate, text) rows so it can read the upstream mirror now and the
-built data package later. Per element kind it counts what the standard reading finds, and of
-that what compat loses, changes, or invents (``added``, e.g. ``Fo`` from ``Foo-->Bar``).
+``QUIRKS`` is the one list of places where ``compat`` and ``standard`` read the same text
+differently; each entry names the spec section it comes from and the test that pins it, and
+``tests/test_plantuml_quirks.py`` checks the list and the tests against each other.
+
+The cost table works on (id, dataset, candidate, text) rows so it can read the upstream mirror
+now and the built data package later. Per element kind it counts what the standard reading
+finds, and of that what compat loses, changes, or invents (``added``, e.g. ``Fo`` from
+``Foo-->Bar``).
 """
 
 from __future__ import annotations
@@ -12,12 +17,58 @@ import io
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from dmbench.plantuml._compat import parse_compat
 from dmbench.plantuml._errors import ParseError
 from dmbench.plantuml._published import DiagramRow
 from dmbench.plantuml._standard import parse_standard
 from dmbench.plantuml.model import Diagram, Relationship
+
+
+
+class Quirk(NamedTuple):
+    """One upstream behaviour that ``compat`` keeps and ``standard`` does not."""
+
+    id: str  # the number in LANGUAGE.md's quirk list, with a letter for a second test
+    spec: str  # section of ../shared/spec/upstream-behaviour.md that describes it
+    description: str
+    test: str  # Class::method in tests/test_plantuml_quirks.py
+
+
+_T = "TestQuirks::"
+QUIRKS: tuple[Quirk, ...] = (
+    Quirk("1", "E.3", "an apostrophe anywhere cuts the rest of the line",
+          _T + "test_apostrophe_cuts_the_rest_of_the_line"),
+    Quirk("1b", "E.3", "'//' with no '/' before it cuts the rest of the line (URLs)",
+          _T + "test_double_slash_cuts_urls"),
+    Quirk("2", "E.6", "attributes with visibility, modifiers, ';', array/generic types first "
+          "or a trailing {constraint} are dropped", _T + "test_decorated_attributes_are_dropped"),
+    Quirk("3", "E.6", "comma-separated attributes are dropped, in a block or inline",
+          _T + "test_comma_separated_attributes_are_dropped"),
+    Quirk("4", "E.4", "without spaces an 'o' arrow takes a letter from a name (Foo-->Bar)",
+          _T + "test_arrow_without_spaces_takes_an_o"),
+    Quirk("5", "E.4", "*--> <--* o--> <--o make the part the source",
+          _T + "test_diamond_with_arrowhead_makes_the_part_the_source"),
+    Quirk("6", "E.4", "block-enum lines that are not one identifier are dropped",
+          _T + "test_block_enum_keeps_only_identifier_lines"),
+    Quirk("7", "E.4", "text after '{' on a class's first line is ignored",
+          _T + "test_text_after_an_opening_brace_is_ignored"),
+    Quirk("7b", "E.6", "a body line ending in '}' does not close the class",
+          _T + "test_member_line_ending_in_brace_does_not_close"),
+    Quirk("8", "E.6", "interface, abstract X, stereotypes, extends, settings, ..>, <|.., --- "
+          "are errors", _T + "test_constructs_compat_rejects"),
+    Quirk("8b", "E.5", "the error is 'Unrecognized line N' counted from @startuml, with context",
+          _T + "test_unrecognized_line_message_names_the_line"),
+    Quirk("8c", "E.6", "a floating note (note \"x\" as N1) is never closed",
+          _T + "test_floating_note_is_never_closed_in_compat"),
+    Quirk("9", "E.6", "a single-line note swallows every line up to a later 'end note'",
+          _T + "test_single_line_note_swallows_up_to_a_later_end_note"),
+    Quirk("10", "E.2", "repeated class declarations stay separate entries",
+          _T + "test_repeated_class_declarations"),
+    Quirk("11", "E.4", "class, abstract class and note are keywords in any letter case",
+          _T + "test_keyword_case"),
+)
 
 ELEMENTS = ("classes", "attributes", "enum_literals", "relationships")
 MEASURES = ("standard", "lost", "changed", "added")
