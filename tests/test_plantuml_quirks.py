@@ -190,6 +190,14 @@ class TestQuirks:
         with pytest.raises(ParseError):
             parse("@startuml\nClass A\n@enduml", "standard")
 
+    def test_cardinality_closing_quote_is_optional(self):
+        """Quirk 12: compat reads an unclosed cardinality quote up to the next quote."""
+        line = 'TravelSearch "0..* <-- "0..*" RegularOffer'
+        rel = parse(f"@startuml\n{line}\n@enduml", "compat").relationships[0]
+        assert rel == Relationship("directed", "RegularOffer", "TravelSearch", "0..*", "0..* ")
+        with pytest.raises(ParseError, match="column 25"):
+            parse(f"@startuml\n{line}\n@enduml", "standard")
+
 
 class TestQuirkTable:
     """``QUIRKS`` lists every difference once; each entry has its test and each test its entry."""

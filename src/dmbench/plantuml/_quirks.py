@@ -68,6 +68,8 @@ QUIRKS: tuple[Quirk, ...] = (
           _T + "test_repeated_class_declarations"),
     Quirk("11", "E.4", "class, abstract class and note are keywords in any letter case",
           _T + "test_keyword_case"),
+    Quirk("12", "E.4", "a cardinality's closing quote is optional (\"0..* <-- B reads)",
+          _T + "test_cardinality_closing_quote_is_optional"),
 )
 
 ELEMENTS = ("classes", "attributes", "enum_literals", "relationships")
