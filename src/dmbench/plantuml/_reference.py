@@ -15,7 +15,8 @@ _INTRO = (
     "PlantUML class diagrams accepted by dmbench (EBNF; rules in lower case, token patterns "
     "in upper case as regular expressions; \"x\"? optional, x* repeated, a | b alternatives). "
     "A diagram is wrapped in @startuml ... @enduml; a body opened with a line ending in \"{\" "
-    "is closed by a line holding only \"}\"; ' starts a comment line, /' ... '/ a comment block."
+    "is closed by a line holding only \"}\"; a note without \":\" in its first line ends at a "
+    "line \"end note\"; ' starts a comment line, /' ... '/ a comment block."
 )
 
 
