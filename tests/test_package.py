@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -14,8 +15,10 @@ import pytest
 from click.testing import CliRunner
 
 from dmbench.cli import main
-from dmbench.errors import SourceError
+from dmbench.csvio import read_csv, write_csv
+from dmbench.errors import PackageError, SourceError
 from dmbench.package import build, load_records, validate_package
+from dmbench.package.lock import package_lock
 from dmbench.sources import BENCHMARK_REPO, pinned, read_verified
 
 CORPORA = {
@@ -198,3 +201,92 @@ class TestValidate:
         result = CliRunner().invoke(main, ["validate", str(tmp_path)])
         assert result.exit_code == 1
         assert "run `dmbench build` first" in result.output
+
+
+def _generated_run(package: Path, outputs: bytes) -> Path:
+    """A run as `dmbench generate` leaves it when killed: run.json without totals, outputs."""
+    run_dir = package / "runs" / "rule_based__no-llm__ds2__run1__0123abcd"
+    run_dir.mkdir(parents=True)
+    info = {
+        "run_id": run_dir.name,
+        "candidate": "rule_based",
+        "model": None,
+        "dataset": "ds2",
+        "run_index": 1,
+        "origin": "generated",
+        "canonical": False,
+        "settings": {"uses_llm": False},
+        "provenance": {},
+        "started_utc": "2026-11-29T00:00:00.000000Z",
+        "finished_utc": None,
+        "upstream": None,
+        "totals": {},
+    }
+    (run_dir / "run.json").write_text(json.dumps(info))
+    (run_dir / "outputs.jsonl").write_bytes(outputs)
+    return run_dir
+
+
+def _output_line(record_id: str) -> bytes:
+    row = {
+        "record_id": record_id,
+        "generated": "@startuml\nA -- B\n@enduml\n",
+        "failed": False,
+        "error": None,
+        "elapsed_seconds": 0.5,
+        "raw": "",
+        "calls": [],
+    }
+    return (json.dumps(row) + "\n").encode()
+
+
+class TestBuildKeepsData:
+    def test_interrupted_generated_run_survives_a_rebuild(self, package_copy, upstream_dir):
+        """A killed run (no totals, torn last line) is carried over, described as incomplete."""
+        torn = _output_line("ds2-LabTracker") + _output_line("ds2-CelO")[:-9]
+        run_dir = _generated_run(package_copy, torn)
+        result = build(package_copy, upstream_dir)
+        assert result.runs_carried_over == 1
+        kept = (package_copy / "runs" / run_dir.name / "outputs.jsonl").read_bytes()
+        assert kept == _output_line("ds2-LabTracker")
+        rows = {r["run_id"]: r for _, r in read_csv(package_copy / "data/runs.csv")}
+        assert rows[run_dir.name]["complete"] == "false"
+        assert rows[run_dir.name]["n_records"] == "1"
+        assert validate_package(package_copy).valid
+
+    def test_failed_swap_restores_the_previous_package(
+        self, package_copy, upstream_dir, monkeypatch
+    ):
+        """If moving the new runs/ into place fails, every old folder is put back."""
+        _generated_run(package_copy, _output_line("ds2-LabTracker"))
+        before = _tree_digest(package_copy)
+        real_replace = os.replace
+
+        def failing_replace(src, dst):
+            if Path(dst) == package_copy.resolve() / "runs" and ".dmbench-build-" in str(src):
+                raise OSError("disk full")
+            return real_replace(src, dst)
+
+        monkeypatch.setattr(os, "replace", failing_replace)
+        with pytest.raises(OSError, match="disk full"):
+            build(package_copy, upstream_dir)
+        monkeypatch.undo()
+        assert _tree_digest(package_copy) == before
+        assert not list(package_copy.glob(".dmbench-*-*"))
+
+    def test_second_writer_is_refused_while_the_package_is_locked(self, package_copy, upstream_dir):
+        with package_lock(package_copy):
+            with pytest.raises(PackageError, match="another dmbench command is writing"):
+                build(package_copy, upstream_dir)
+
+
+def test_csv_cells_round_trip_byte_exact(tmp_path: Path) -> None:
+    """Carriage returns, quotes, commas and newlines come back exactly, also via frictionless."""
+    from frictionless import Resource
+
+    values = ["a\rb", 'say "hi", then\r\nleave', "trailing \n\n", " lead", ""]
+    path = tmp_path / "t.csv"
+    write_csv(path, ("id", "text"), [{"id": str(i), "text": v} for i, v in enumerate(values)])
+    assert [row["text"] for _, row in read_csv(path)] == values
+    rows = Resource(str(path)).read_rows()
+    assert [row["text"] or "" for row in rows] == values

@@ -1,8 +1,8 @@
 """The Frictionless data package: records, prompts, runs, outputs, scores and their checks."""
 
 from dmbench.package.build import BuildResult, build, refresh
-from dmbench.sources.records import DATASETS, BenchmarkRecord, load_records
 from dmbench.package.validate import Report, validate_package
+from dmbench.sources.records import DATASETS, BenchmarkRecord, load_records
 
 __all__ = [
     "DATASETS",

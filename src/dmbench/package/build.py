@@ -18,12 +18,24 @@ from pathlib import Path
 
 from dmbench.candidates.prompts import install_prompts
 from dmbench.errors import PackageError
-from dmbench.package.descriptor import DESCRIPTOR, SCHEMAS_DIR, write_descriptor, write_prompts_table
-from dmbench.sources.records import RECORDS_PATH, load_records, records_from_sources, write_records
+from dmbench.package.descriptor import (
+    DESCRIPTOR,
+    SCHEMAS_DIR,
+    write_descriptor,
+    write_prompts_table,
+)
+from dmbench.package.lock import package_lock
 from dmbench.package.tables import write_run_tables
+from dmbench.package.validate import validate_package
 from dmbench.runs.published import import_published_runs
-from dmbench.runs.store import RUN_FILE, RUNS_DIR
+from dmbench.runs.store import OUTPUTS_FILE, RUN_FILE, RUNS_DIR, cut_torn_tail
 from dmbench.sources import verify_all
+from dmbench.sources.records import (
+    RECORDS_PATH,
+    load_records,
+    records_from_sources,
+    write_records,
+)
 
 PACKAGE_FOLDERS = ("data", "prompts", RUNS_DIR, SCHEMAS_DIR)
 
@@ -52,6 +64,7 @@ def refresh(package_dir: Path) -> None:
 
 
 def _carry_generated_runs(old_package: Path, staging: Path) -> int:
+    """Copy the runs dmbench generated into the new package, cutting a torn last output line."""
     carried = 0
     old_runs = old_package / RUNS_DIR
     if not old_runs.is_dir():
@@ -59,28 +72,48 @@ def _carry_generated_runs(old_package: Path, staging: Path) -> int:
     for run_dir in sorted(old_runs.iterdir()):
         run_file = run_dir / RUN_FILE
         if run_file.is_file() and json.loads(run_file.read_text("utf-8")).get("origin") == "generated":
-            shutil.copytree(run_dir, staging / RUNS_DIR / run_dir.name)
+            target = staging / RUNS_DIR / run_dir.name
+            shutil.copytree(run_dir, target)
+            cut_torn_tail(target / OUTPUTS_FILE)
             carried += 1
     return carried
 
 
 def _swap_in(staging: Path, package_dir: Path) -> None:
-    """Replace the package's folders and descriptor with the staged ones, descriptor last."""
-    retired = staging / ".retired"
-    retired.mkdir()
-    for name in PACKAGE_FOLDERS:
-        if (package_dir / name).exists():
-            os.replace(package_dir / name, retired / name)
-        os.replace(staging / name, package_dir / name)
-    os.replace(staging / DESCRIPTOR, package_dir / DESCRIPTOR)
+    """Replace the package's folders and descriptor with the staged ones, descriptor last.
+
+    The replaced folders wait in a folder of their own until the descriptor is in place; if any
+    step fails they are moved back, so an interrupted swap leaves the previous package whole.
+    """
+    retired = Path(tempfile.mkdtemp(prefix=".dmbench-retired-", dir=package_dir))
+    placed: list[str] = []
+    try:
+        for name in PACKAGE_FOLDERS:
+            if (package_dir / name).exists():
+                os.replace(package_dir / name, retired / name)
+            os.replace(staging / name, package_dir / name)
+            placed.append(name)
+        os.replace(staging / DESCRIPTOR, package_dir / DESCRIPTOR)
+    except BaseException:
+        for name in PACKAGE_FOLDERS:
+            if name in placed:
+                shutil.rmtree(package_dir / name)
+            if (retired / name).exists():
+                os.replace(retired / name, package_dir / name)
+        raise
+    finally:
+        shutil.rmtree(retired, ignore_errors=True)
 
 
 def build(package_dir: Path, sources_dir: Path) -> BuildResult:
-    from dmbench.package.validate import validate_package
-
     package_dir = Path(package_dir).resolve()
     package_dir.mkdir(parents=True, exist_ok=True)
     verify_all(sources_dir)
+    with package_lock(package_dir):
+        return _build_locked(package_dir, sources_dir)
+
+
+def _build_locked(package_dir: Path, sources_dir: Path) -> BuildResult:
     staging = Path(tempfile.mkdtemp(prefix=".dmbench-build-", dir=package_dir))
     try:
         records = records_from_sources(sources_dir)

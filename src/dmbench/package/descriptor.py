@@ -17,8 +17,9 @@ from typing import Any
 
 from dmbench import atomic
 from dmbench.candidates.prompts import PROMPTS, PROMPTS_DIR
+from dmbench.csvio import write_csv
 from dmbench.package.metadata import package_header
-from dmbench.package.tables import OUTPUTS_PATH, RUNS_PATH, SCORES_PATH, write_csv
+from dmbench.package.tables import OUTPUTS_PATH, RUNS_PATH, SCORES_PATH
 
 DESCRIPTOR = "datapackage.json"
 SCHEMAS_DIR = "schemas"

@@ -1,20 +1,18 @@
 """The package's tabular resources derived from the run store and the prompts.
 
-CSV is written with Python's csv module (``\\n`` line ends, minimal quoting): every string,
-multi-line PlantUML included, reads back byte-identical, floats are written with ``repr`` so
-they read back bit-identical, ``true``/``false`` for booleans and an empty cell for null.
+The CSV conventions (RFC 4180, byte-exact strings, bit-exact floats) are in ``dmbench.csvio``.
 """
 
 from __future__ import annotations
 
-import csv
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from dmbench.sources.records import sha256_text
+from dmbench.csvio import write_csv
 from dmbench.runs.scores import read_scores
-from dmbench.runs.store import list_runs
+from dmbench.runs.store import OutputRow, Run, list_runs
+from dmbench.sources.records import sha256_text
 
 RUNS_PATH = "data/runs.csv"
 OUTPUTS_PATH = "data/outputs.csv"
@@ -24,7 +22,7 @@ RUN_FIELDS = (
     "run_id", "candidate", "model", "dataset", "run_index", "origin", "canonical", "uses_llm",
     "temperature", "temperature_translate", "num_predict", "seed", "top_p", "top_k",
     "repeat_penalty", "timeout_seconds", "recorded_timeout_seconds", "enable_translation",
-    "think", "truncate", "started_utc", "finished_utc", "n_records", "n_failed",
+    "think", "truncate", "started_utc", "finished_utc", "complete", "n_records", "n_failed",
     "elapsed_seconds", "n_failed_score", "upstream_run_id", "upstream_path", "upstream_sha256",
     "dmbench_version", "dmbench_commit",
 )
@@ -37,27 +35,8 @@ SCORE_FIELDS = (
 )
 
 
-def cell(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float):
-        return repr(value)
-    return str(value)
-
-
-def write_csv(path: Path, fields: Iterable[str], rows: Iterable[Mapping[str, Any]]) -> None:
-    fields = tuple(fields)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", encoding="utf-8", newline="") as handle:
-        writer = csv.writer(handle, lineterminator="\n")
-        writer.writerow(fields)
-        for row in rows:
-            writer.writerow([cell(row.get(name)) for name in fields])
-
-
-def _run_row(run) -> dict[str, Any]:
+def _run_row(run: Run, outputs: list[OutputRow]) -> dict[str, Any]:
+    """Counts come from the stored outputs, so an interrupted run is described as it is."""
     info = run.info
     recorded = info.provenance.get("recorded_settings") or {}
     upstream = info.upstream or {}
@@ -73,9 +52,12 @@ def _run_row(run) -> dict[str, Any]:
         "recorded_timeout_seconds": recorded.get("timeout_seconds"),
         "started_utc": info.started_utc,
         "finished_utc": info.finished_utc,
-        "n_records": info.totals.get("n_records"),
-        "n_failed": info.totals.get("n_failed"),
-        "elapsed_seconds": info.totals.get("elapsed_seconds"),
+        "complete": info.finished_utc is not None,
+        "n_records": len(outputs),
+        "n_failed": sum(row.failed for row in outputs),
+        "elapsed_seconds": info.totals.get(
+            "elapsed_seconds", round(sum(row.elapsed_seconds for row in outputs), 3)
+        ),
         "n_failed_score": info.totals.get("n_failed_score"),
         "upstream_run_id": info.provenance.get("upstream_run_id"),
         "upstream_path": upstream.get("path"),
@@ -89,11 +71,13 @@ def write_run_tables(package_dir: Path, record_order: Mapping[str, int]) -> None
     """Rewrite runs.csv, outputs.csv and scores.csv from ``runs/`` (outputs in record order)."""
     package_dir = Path(package_dir)
     runs = list_runs(package_dir)
-    write_csv(package_dir / RUNS_PATH, RUN_FIELDS, (_run_row(run) for run in runs))
+    run_rows = []
     outputs = []
     scores = []
     for run in runs:
-        for row in sorted(run.outputs(), key=lambda r: record_order[r.record_id]):
+        stored = sorted(run.outputs(), key=lambda r: record_order[r.record_id])
+        run_rows.append(_run_row(run, stored))
+        for row in stored:
             outputs.append(
                 {
                     "run_id": run.info.run_id,
@@ -113,5 +97,6 @@ def write_run_tables(package_dir: Path, record_order: Mapping[str, int]) -> None
         scores.extend(
             {name: getattr(s, name) for name in SCORE_FIELDS} for s in run_scores
         )
+    write_csv(package_dir / RUNS_PATH, RUN_FIELDS, run_rows)
     write_csv(package_dir / OUTPUTS_PATH, OUTPUT_FIELDS, outputs)
     write_csv(package_dir / SCORES_PATH, SCORE_FIELDS, scores)

@@ -18,9 +18,16 @@ from typing import Any
 
 import jsonschema
 
-from dmbench.package.descriptor import DESCRIPTOR, FILES_PATH, RESOURCES, SCHEMAS_DIR, file_sha256
-from dmbench.sources.records import DATASETS, sha256_text
+from dmbench.csvio import read_csv
+from dmbench.package.descriptor import (
+    DESCRIPTOR,
+    FILES_PATH,
+    RESOURCES,
+    SCHEMAS_DIR,
+    file_sha256,
+)
 from dmbench.runs.store import RUN_FILE, RUNS_DIR
+from dmbench.sources.records import DATASETS, sha256_text
 
 RUN_JSON_SCHEMA = f"{SCHEMAS_DIR}/run.json-schema.json"
 
@@ -60,18 +67,6 @@ class Report:
         return "\n".join(lines)
 
 
-def _read_csv(path: Path) -> list[tuple[int, dict[str, str]]]:
-    """Rows with the physical line each starts on (multi-line cells make these differ)."""
-    rows = []
-    with path.open(encoding="utf-8", newline="") as handle:
-        reader = csv.DictReader(handle)
-        start = reader.line_num + 1
-        for row in reader:
-            rows.append((start, row))
-            start = reader.line_num + 1
-    return rows
-
-
 def _frictionless(package_dir: Path, report: Report) -> None:
     from frictionless import Package, system
 
@@ -86,7 +81,7 @@ def _frictionless(package_dir: Path, report: Report) -> None:
 
 
 def _files(package_dir: Path, report: Report) -> None:
-    for line, row in _read_csv(package_dir / FILES_PATH):
+    for line, row in read_csv(package_dir / FILES_PATH):
         path = package_dir / row["path"]
         where = f"{FILES_PATH}, line {line}: {row['path']}"
         if not path.is_file():
@@ -116,7 +111,7 @@ def _unique(rows, key: tuple[str, ...], path: str, report: Report) -> None:
 
 
 def _tables(package_dir: Path, report: Report) -> None:
-    tables = {spec.name: _read_csv(package_dir / spec.path) for spec in RESOURCES}
+    tables = {spec.name: read_csv(package_dir / spec.path) for spec in RESOURCES}
     paths = {spec.name: spec.path for spec in RESOURCES}
     keys = {
         "records": ("record_id",),

@@ -145,7 +145,7 @@ def read_outputs(path: Path) -> Iterator[OutputRow]:
                 raise PackageError(f"{path}, line {number}: not a valid output row ({exc})") from exc
 
 
-def _cut_torn_tail(path: Path) -> None:
+def cut_torn_tail(path: Path) -> None:
     """A kill during the single append can leave one partial last line: drop it."""
     if not path.exists():
         return
@@ -167,7 +167,7 @@ def open_run(package_dir: Path, info: RunInfo) -> Run:
             raise PackageError(
                 f"{run_file}: a run with id {info.run_id!r} exists with other settings"
             )
-        _cut_torn_tail(path / OUTPUTS_FILE)
+        cut_torn_tail(path / OUTPUTS_FILE)
         return Run(path, stored)
     path.mkdir(parents=True, exist_ok=True)
     run = Run(path, info)

@@ -8,13 +8,19 @@ character, trailing newlines included, so nothing here strips or normalises.
 
 from __future__ import annotations
 
-import csv
 import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from dmbench.csvio import read_csv, write_csv
 from dmbench.errors import PackageError
-from dmbench.sources.pins import BENCHMARK_REPO, pinned, read_verified, repository, sha256_bytes
+from dmbench.sources.pins import (
+    BENCHMARK_REPO,
+    pinned,
+    read_verified,
+    repository,
+    sha256_bytes,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,28 +113,28 @@ def records_from_sources(sources_dir: Path) -> list[BenchmarkRecord]:
 
 
 def write_records(path: Path, records: list[BenchmarkRecord]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", encoding="utf-8", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=RECORD_FIELDS, lineterminator="\n")
-        writer.writeheader()
-        for record in records:
-            writer.writerow({name: getattr(record, name) for name in RECORD_FIELDS})
+    write_csv(path, RECORD_FIELDS, ({n: getattr(r, n) for n in RECORD_FIELDS} for r in records))
 
 
 def read_records(path: Path) -> list[BenchmarkRecord]:
+    """The records of ``records.csv``, each text and reference checked against its sha256."""
     try:
-        with path.open(encoding="utf-8", newline="") as handle:
-            rows = list(csv.DictReader(handle))
+        rows = read_csv(path)
     except FileNotFoundError:
         raise PackageError(f"{path}: no records; run `dmbench build` first") from None
     records = []
-    for line, row in enumerate(rows, start=2):
+    for line, row in rows:
+        where = f"{path}, line {line}, record {row.get('record_id')!r}"
         try:
-            records.append(
-                BenchmarkRecord(**{**row, "position": int(row["position"])})  # type: ignore[arg-type]
-            )
-        except (TypeError, ValueError) as exc:
-            raise PackageError(f"{path}, row at line {line}: {exc}") from exc
+            record = BenchmarkRecord(**{**row, "position": int(row["position"])})
+        except (TypeError, ValueError, KeyError) as exc:
+            raise PackageError(f"{where}: {exc}") from exc
+        for column in ("text", "reference"):
+            if sha256_text(getattr(record, column)) != getattr(record, f"{column}_sha256"):
+                raise PackageError(
+                    f"{where}: {column} does not match {column}_sha256; rebuild the package"
+                )
+        records.append(record)
     return records
 
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dmbench import atomic
-from dmbench.package.tables import write_csv
+from dmbench.csvio import write_csv
 from dmbench.plantuml import READINGS
 from dmbench.plantuml.model import RELATIONSHIP_KINDS
 from dmbench.tables.corpus import AVERAGED, CorpusRow, corpus_table

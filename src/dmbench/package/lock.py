@@ -1,0 +1,38 @@
+"""One writer at a time: build, score and generate hold an exclusive lock on the package.
+
+Without it a build could swap in a copy of a run while a concurrent ``generate`` appends to the
+original, and the appended records would be lost.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from dmbench.errors import PackageError
+
+LOCK_FILE = ".dmbench-lock"
+
+
+@contextmanager
+def package_lock(package_dir: Path) -> Iterator[None]:
+    path = Path(package_dir) / LOCK_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise PackageError(
+                f"{package_dir}: another dmbench command is writing this package "
+                f"(lock {path}); run this one when it has finished"
+            ) from None
+        try:
+            yield
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
