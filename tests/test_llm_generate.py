@@ -217,3 +217,40 @@ def test_parallel_run_stops_on_an_offline_miss_and_resumes_in_order(fake_ollama,
     run = generate_run(package, candidate(), "ds2", 1, records)
     assert [row.record_id for row in run.outputs()] == [r.id for r in records]
     assert len(fake_ollama.chats()) - asked == 3  # only the three never cached
+
+
+def test_resume_refuses_another_model_digest_and_records_segments(fake_ollama, tmp_path):
+    """A run resumed after the model was re-pulled would mix two model versions: refused with
+    one sentence naming the run and both digests. A resume with the same digest adds a segment
+    recording the server version and dmbench commit it ran with."""
+    from fake_ollama import DIGEST, MODEL
+
+    from dmbench.errors import PackageError
+
+    fake_ollama.responder = diagram_reply
+    records = [Record(f"r{i}", f"Text number {i}.") for i in range(6)]
+
+    def candidate():
+        return get_candidate(
+            "calamo", model=MODEL, hosts=[fake_ollama.url], prompts=UPSTREAM,
+            cache_dir=tmp_path / "cache", backoff=0.0,
+        )  # fmt: skip
+
+    generate_run(tmp_path, candidate(), "ds2", 1, records[:2])  # as if killed after two
+    fake_ollama.version = "0.7.0-fake"  # the server was upgraded, same model
+    run = generate_run(tmp_path, candidate(), "ds2", 1, records[:4])
+    segments = run.info.provenance["segments"]
+    assert [s["stored_before"] for s in segments] == [0, 2]
+    assert [s["server_version"] for s in segments] == ["0.6.3-fake", "0.7.0-fake"]
+    assert {s["model_digest"] for s in segments} == {DIGEST}
+    assert all("dmbench_commit" in s and s["dmbench_version"] for s in segments)
+
+    new_digest = "sha256:" + "ef" * 32
+    fake_ollama.models[MODEL] = new_digest  # `ollama pull` fetched a new version
+    asked = len(fake_ollama.chats())
+    with pytest.raises(PackageError) as caught:
+        generate_run(tmp_path, candidate(), "ds2", 1, records)
+    message = str(caught.value)
+    assert run.info.run_id in message and DIGEST in message and new_digest in message
+    assert len(fake_ollama.chats()) == asked  # nothing was generated with the new model
+    assert [row.record_id for row in run.outputs()] == ["r0", "r1", "r2", "r3"]

@@ -11,6 +11,7 @@ from typing import Any
 
 from dmbench import __version__, atomic
 from dmbench.candidates.base import Candidate, CandidateOutput, Record, generate_many
+from dmbench.errors import PackageError
 from dmbench.provenance import code_provenance
 from dmbench.runs.store import OutputRow, Run, RunInfo, make_run_id, now_utc, open_run
 
@@ -37,6 +38,11 @@ def generate_run(
     A candidate with ``for_run(run_index)`` is specialised to the run first (LLM candidates draw
     each run's samples separately); one with ``workers > 1`` generates records on that many
     threads, each stored as soon as it completes and put back in record order at the end.
+
+    Each call that generates records adds a *segment* to the run's ``provenance.segments``:
+    when it started, how many records were already stored, and the model digest, server
+    version and dmbench version/commit it ran with. Resuming a run whose model digest differs
+    from the one it was started with is refused, so that one run never mixes model versions.
     """
     for_run = getattr(candidate, "for_run", None)
     if for_run is not None:
@@ -62,8 +68,11 @@ def generate_run(
         started_utc=now_utc(),
     )
     run = open_run(package_dir, info)
+    resumed = run.info is not info  # open_run returns the stored info of an existing run
     done = run.completed_ids()
     todo = [record for record in records if record.id not in done]
+    if todo or not resumed:
+        _add_segment(run, info, len(records) - len(todo), resumed)
     start_run = getattr(on_output, "start_run", None)
     if start_run is not None:
         start_run(run.info.run_id, len(records), len(records) - len(todo))
@@ -90,6 +99,28 @@ def generate_run(
     }
     run.save_info()
     return run
+
+
+def _add_segment(run: Run, now: RunInfo, stored: int, resumed: bool) -> None:
+    """Record what generates this stretch of the run; refuse to mix model versions."""
+    segment = {
+        "started_utc": now.started_utc,
+        "stored_before": stored,
+        "model_digest": now.provenance.get("model_digest"),
+        "server_version": now.provenance.get("server_version"),
+        "hosts": now.provenance.get("hosts"),
+        **code_provenance(),
+    }
+    if resumed:
+        before = run.info.provenance.get("model_digest")
+        if before != segment["model_digest"]:
+            raise PackageError(
+                f"run {run.info.run_id} was started with model digest {before} but the server "
+                f"now serves {segment['model_digest']}, so resuming it would mix two model "
+                f"versions in one run (move {run.path} away to start the run again)"
+            )
+    run.info.provenance.setdefault("segments", []).append(segment)
+    run.save_info()
 
 
 def _generate_parallel(
