@@ -150,8 +150,10 @@ class TestValidate:
         assert json.loads(result.output) == validate_package(built).to_dict()
 
     def test_corrupt_row_is_reported_with_its_location(self, package_copy: Path) -> None:
-        _rewrite_csv_cell(package_copy / "data/records.csv", 3, "dataset", "ds9")
-        assert 'constraint "enum"' in _messages(package_copy)
+        _rewrite_csv_cell(package_copy / "data/runs.csv", 3, "dataset", "ds9")
+        message = _messages(package_copy)
+        assert 'constraint "enum"' in message
+        assert "data/runs.csv (resource runs), row 5, field dataset" in message
 
     def test_altered_text_fails_its_content_hash(self, package_copy: Path) -> None:
         _rewrite_csv_cell(package_copy / "data/records.csv", 0, "text", "changed")

@@ -153,22 +153,62 @@ def _member(name: str, kind: bytes = tarfile.REGTYPE, linkname: str = "") -> tar
     return info
 
 
+def _archive_with(upstream: Path, repo, member: tarfile.TarInfo, replaces: str | None = None):
+    """The repository's archive plus ``member`` (instead of the pinned file ``replaces``)."""
+    data = None if member.type != tarfile.REGTYPE else b""
+    archive = _archive(upstream, repo, extra=[(member, data)])
+    if replaces is None:
+        return archive
+    buffer = io.BytesIO()
+    with (
+        tarfile.open(fileobj=io.BytesIO(archive), mode="r:gz") as source,
+        tarfile.open(fileobj=buffer, mode="w:gz") as tar,
+    ):
+        for info in source:
+            if info.name.endswith(replaces) and info.isfile():
+                continue
+            tar.addfile(info, source.extractfile(info) if info.isfile() else None)
+    return buffer.getvalue()
+
+
 @pytest.mark.parametrize(
     ("member", "reason"),
     [
         (_member("/etc/passwd"), "path escapes"),
         (_member("repo-x/../../evil"), "path escapes"),
-        (_member("repo-x/link", tarfile.SYMTYPE, "/etc/passwd"), "link"),
-        (_member("repo-x/hard", tarfile.LNKTYPE, "repo-x/LICENSE"), "link"),
-        (_member("repo-x/dev", tarfile.CHRTYPE), "device"),
-        (_member("repo-x/fifo", tarfile.FIFOTYPE), "device or fifo"),
     ],
 )
-def test_unsafe_archive_members_are_refused(upstream_dir, tmp_path, member, reason) -> None:
-    """Absolute paths, `..`, links and devices are refused, whatever else the archive holds."""
+def test_members_escaping_the_target_are_refused(upstream_dir, tmp_path, member, reason) -> None:
+    """An absolute or `..` path anywhere in the archive refuses the whole archive."""
     repo = repositories()[1]
-    data = None if member.type != tarfile.REGTYPE else b""
-    archive = _archive(upstream_dir, repo, extra=[(member, data)])
     with pytest.raises(SourceError, match=reason):
-        extract_pinned(repo, archive, tmp_path, "test.tar.gz")
+        extract_pinned(repo, _archive_with(upstream_dir, repo, member), tmp_path, "x.tar.gz")
     assert not any(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize(
+    ("kind", "reason"),
+    [
+        (tarfile.SYMTYPE, "link"),
+        (tarfile.LNKTYPE, "link"),
+        (tarfile.CHRTYPE, "device"),
+        (tarfile.FIFOTYPE, "fifo"),
+    ],
+)
+def test_pinned_path_that_is_a_link_or_device_is_refused(upstream_dir, tmp_path, kind, reason):
+    """Where a pinned file should be, a link or device is refused and nothing is written."""
+    repo = repositories()[1]
+    name = f"{repo.name}-{repo.commit}/LICENSE"
+    archive = _archive_with(upstream_dir, repo, _member(name, kind, "/etc/passwd"), "/LICENSE")
+    with pytest.raises(SourceError, match=reason):
+        extract_pinned(repo, archive, tmp_path, "x.tar.gz")
+    assert not any(tmp_path.iterdir())
+
+
+def test_links_outside_the_pinned_files_are_skipped(upstream_dir, tmp_path) -> None:
+    """A real repository may hold links elsewhere: they are never extracted, the rest is."""
+    repo = repositories()[1]
+    link = _member(f"{repo.name}-{repo.commit}/docs/link", tarfile.SYMTYPE, "/etc/passwd")
+    extract_pinned(repo, _archive_with(upstream_dir, repo, link), tmp_path, "x.tar.gz")
+    extracted = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file())
+    assert extracted == sorted(pin.relpath for pin in repo.files)

@@ -1,5 +1,6 @@
 """Candidates: the systems under test, found by name."""
 
+from dmbench.candidates import rule_based as _rule_based  # noqa: F401  (registers)
 from dmbench.candidates.base import (
     CANDIDATES,
     Candidate,
@@ -12,7 +13,6 @@ from dmbench.candidates.base import (
 )
 from dmbench.candidates.calamo import Calamo
 from dmbench.candidates.chen import Chen
-from dmbench.candidates import rule_based as _rule_based  # noqa: F401  (registers)
 
 __all__ = [
     "CANDIDATES",

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import click
 
+from dmbench.cli._options import metric_option
 from dmbench.metrics import (
     download_nltk_data,
     explain,
     score_benchmark_many,
 )
-from dmbench.cli._options import metric_option
 from dmbench.plantuml import ParseError
 
 _SCORE_KEYS = ("class_score", "attribute_score", "association_score")

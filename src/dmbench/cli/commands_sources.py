@@ -15,6 +15,7 @@ from dmbench.package import validate_package
 from dmbench.package.metadata import write_metadata
 from dmbench.sources import DEFAULT_BASE_URL, fetch
 
+
 @click.group()
 def sources() -> None:
     """Upstream inputs, pinned by commit and sha256."""

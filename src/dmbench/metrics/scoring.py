@@ -78,7 +78,9 @@ METRICS: dict[str, Metric] = {
         Metric("metrik-4-standard", "standard", "The same comparison over standard PlantUML."),
     )
 }
-DEFAULT_METRIC = "metrik-4"
+PUBLISHED_METRIC = "metrik-4"
+"""The metric of the published tables."""
+DEFAULT_METRIC = PUBLISHED_METRIC
 
 
 def get_metric(name: str) -> Metric:

@@ -72,11 +72,16 @@ def _frictionless(package_dir: Path, report: Report) -> None:
 
     with system.use_context(trusted=False):
         result = Package(str(package_dir / DESCRIPTOR), basepath=str(package_dir)).validate()
-    for error in result.flatten(["type", "message", "resourceName", "rowNumber"]):
-        type_, message, resource, row = error
-        location = f"{DESCRIPTOR}" + (f", resource {resource}" if resource else "")
-        location += f", row {row}" if row else ""
-        report.add(f"frictionless:{type_}", message, location)
+    for error in result.errors:
+        report.add(f"frictionless:{error.type}", error.message, DESCRIPTOR)
+    for task in result.tasks:
+        for error in task.errors:
+            location = f"{task.place} (resource {task.name})"
+            row = getattr(error, "row_number", None)
+            field = getattr(error, "field_name", None)
+            location += f", row {row}" if row else ""
+            location += f", field {field}" if field else ""
+            report.add(f"frictionless:{error.type}", error.message, location)
     report.checks.append("frictionless validation (schemas, types, constraints, keys, hashes)")
 
 

@@ -9,15 +9,21 @@ the published summary), ``outputs.jsonl`` (the generated PlantUML byte-exact) an
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from dmbench.errors import SourceError
-from dmbench.sources.records import UPSTREAM_DATASETS, BenchmarkRecord
+from dmbench.metrics import PUBLISHED_METRIC
 from dmbench.runs.scores import ScoreRow, write_scores
-from dmbench.runs.store import OutputRow, RunInfo, make_run_id, open_run
-from dmbench.sources import BENCHMARK_REPO, PinnedFile, pinned_files, read_verified, repository
+from dmbench.runs.store import RUNS_DIR, OutputRow, RunInfo, make_run_id, open_run
+from dmbench.sources import (
+    BENCHMARK_REPO,
+    PinnedFile,
+    pinned_files,
+    read_verified,
+    repository,
+)
+from dmbench.sources.records import UPSTREAM_DATASETS, BenchmarkRecord
 
 CANDIDATE_NAMES = {
     "rule_based": "rule_based",
@@ -25,7 +31,6 @@ CANDIDATE_NAMES = {
     "kaiser_zero_shot": "calamo",
 }
 CANONICAL_MODELS = {None, "glm-5.1:cloud", "kimi-k2.6:cloud"}
-PUBLISHED_METRIC = "metrik-4"
 
 # Spec B.1/C.1: the candidates were rebuilt with only some settings, so the HTTP timeout was the
 # constructor default (600 s) whatever the artifact records, and thinking was off.
@@ -67,20 +72,14 @@ def effective_settings(candidate: str, model: str | None) -> dict[str, Any]:
     return settings
 
 
-@dataclass(frozen=True, slots=True)
-class ImportedRun:
-    run_id: str
-    upstream_file: str
-    records: int
-
-
 def published_run_pins() -> list[PinnedFile]:
     return [p for p in pinned_files() if p.role == "published-run"]
 
 
 def import_published_runs(
     sources_dir: Path, package_dir: Path, records: list[BenchmarkRecord]
-) -> list[ImportedRun]:
+) -> list[str]:
+    """Import every published artifact; return the run ids."""
     by_upstream = {(r.upstream_dataset, r.upstream_id): r for r in records}
     parsed = []
     for pin in published_run_pins():
@@ -97,7 +96,7 @@ def _import_one(
     artifact: dict[str, Any],
     package_dir: Path,
     by_upstream: dict[tuple[str, str], BenchmarkRecord],
-) -> ImportedRun:
+) -> str:
     label = f"{pin.relpath}"
     try:
         candidate = CANDIDATE_NAMES[artifact["candidate"]]
@@ -139,9 +138,9 @@ def _import_one(
             "elapsed_seconds": artifact["totals"]["elapsed_seconds_generate"],
         },
     )
+    if (Path(package_dir) / RUNS_DIR / info.run_id).exists():
+        raise SourceError(f"{label}: a second artifact for run {info.run_id}")
     run = open_run(package_dir, info)
-    if run.outputs_path.exists():
-        run.outputs_path.unlink()
     scores = []
     for number, item in enumerate(artifact["records"], start=1):
         record = by_upstream.get((artifact["dataset"], item["id"]))
@@ -175,5 +174,5 @@ def _import_one(
     write_scores(run.path, scores)
     if len(scores) != artifact["totals"]["n_records"]:
         raise SourceError(f"{label}: totals.n_records does not match the records")
-    return ImportedRun(info.run_id, pin.path, len(scores))
+    return info.run_id
 

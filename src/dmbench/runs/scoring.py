@@ -19,12 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dmbench.errors import PackageError
-from dmbench.metrics import score_benchmark_many
+from dmbench.metrics import DEFAULT_METRIC, score_benchmark_many
 from dmbench.package import load_records, refresh
 from dmbench.runs.scores import ScoreRow, replace_scores
 from dmbench.runs.store import Run, list_runs
-
-DEFAULT_METRIC = "metrik-4"
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,12 +24,12 @@ from pathlib import Path
 from typing import Any
 
 from dmbench.errors import PackageError
+from dmbench.metrics import PUBLISHED_METRIC as METRIC
 from dmbench.runs.scores import ScoreRow, read_scores
 from dmbench.runs.scoring import rescore, select_runs
 from dmbench.runs.store import Run
 
 TOLERANCE = 1e-9
-METRIC = "metrik-4"
 ELEMENTS = ("class_score", "attribute_score", "association_score")
 SUMMARY_FLOATS = ("mean", "std", "median", "mad")
 SUMMARY_COUNTS = ("n", "failed")

@@ -34,29 +34,38 @@ def _download(url: str, timeout: float) -> bytes:
         raise SourceError(f"{url}: download failed ({exc})") from exc
 
 
-def _safe_member_path(member: tarfile.TarInfo, archive: str) -> PurePosixPath:
+def _member_path(member: tarfile.TarInfo, archive: str) -> PurePosixPath:
+    """A member's path, refused when it would escape the target, whatever the member is."""
     path = PurePosixPath(member.name)
     if path.is_absolute() or ".." in path.parts:
         raise SourceError(f"{archive}: refusing member {member.name!r} (path escapes the target)")
-    if member.issym() or member.islnk():
-        raise SourceError(f"{archive}: refusing member {member.name!r} (link)")
-    if member.isdev() or member.isfifo():
-        raise SourceError(f"{archive}: refusing member {member.name!r} (device or fifo)")
     return path
 
 
+def _refuse_special(member: tarfile.TarInfo, archive: str) -> None:
+    if member.issym() or member.islnk():
+        raise SourceError(f"{archive}: refusing member {member.name!r} (link)")
+    if not member.isfile():
+        raise SourceError(f"{archive}: refusing member {member.name!r} (device, fifo or folder)")
+
+
 def extract_pinned(repo: Repository, archive: bytes, target: Path, label: str) -> None:
-    """Extract ``repo``'s pinned files from a codeload tarball into ``target/<repo.name>/``."""
+    """Extract ``repo``'s pinned files from a codeload tarball into ``target/<repo.name>/``.
+
+    Only pinned files are ever written; a pinned path that is a link or a device is refused, and
+    so is any member whose path escapes the target. Other members are skipped unread.
+    """
     wanted = {pin.path: pin for pin in repo.files}
     found: dict[str, bytes] = {}
     try:
         with tarfile.open(fileobj=io.BytesIO(archive), mode="r:gz") as tar:
             for member in tar:
-                path = _safe_member_path(member, label)
-                if not member.isfile() or len(path.parts) < 2:
+                path = _member_path(member, label)
+                if len(path.parts) < 2:
                     continue
                 inner = str(PurePosixPath(*path.parts[1:]))  # drop "<repo>-<commit>/"
                 if inner in wanted:
+                    _refuse_special(member, label)
                     handle = tar.extractfile(member)
                     assert handle is not None
                     found[inner] = handle.read()

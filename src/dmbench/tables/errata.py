@@ -24,7 +24,13 @@ from dmbench.plantuml import READINGS, Relationship, parse
 from dmbench.plantuml.model import RELATIONSHIP_KINDS
 from dmbench.sources import BENCHMARK_REPO, repository
 from dmbench.tables.corpus import TOTAL, CorpusRow, corpus_table
-from dmbench.tables.facts import NEAR_LIMIT, STAGE_LIMIT, GroupFacts, ScoringFacts, scoring_facts
+from dmbench.tables.facts import (
+    NEAR_LIMIT,
+    STAGE_LIMIT,
+    GroupFacts,
+    ScoringFacts,
+    scoring_facts,
+)
 from dmbench.tables.render import markdown_table
 
 SPEC_SECTION = "the behaviour specification (`upstream-behaviour.md`, section B.5)"

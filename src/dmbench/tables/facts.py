@@ -14,14 +14,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dmbench.metrics import EMPTY_GENERATED_MODEL
+from dmbench.metrics import EMPTY_GENERATED_MODEL, PUBLISHED_METRIC
 from dmbench.package import load_records
 from dmbench.plantuml import READINGS, ParseError, parse
 from dmbench.runs.scores import ScoreRow, read_scores
 from dmbench.runs.store import OutputRow, RunInfo, list_runs
 from dmbench.tables.results import is_rejection
 
-PUBLISHED_METRIC = "metrik-4"
 STAGE_LIMIT = 2000
 NEAR_LIMIT = 1900
 CHEN_NO_PUML = "zenodo_zero_shot_stage2_no_puml"

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from dmbench import atomic
 from dmbench.csvio import write_csv
+from dmbench.metrics import DEFAULT_METRIC
 from dmbench.plantuml import READINGS
 from dmbench.plantuml.model import RELATIONSHIP_KINDS
 from dmbench.tables.corpus import AVERAGED, CorpusRow, corpus_table
@@ -49,7 +50,7 @@ class TableSet:
 
 def build_tables(
     package_dir: Path,
-    metric: str = "metrik-4",
+    metric: str = DEFAULT_METRIC,
     source: str = "published",
     readings: tuple[str, ...] = READINGS,
 ) -> TableSet:

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dmbench.errors import PackageError
-from dmbench.metrics import EMPTY_GENERATED_MODEL
+from dmbench.metrics import DEFAULT_METRIC, EMPTY_GENERATED_MODEL
 from dmbench.runs.scores import ScoreRow, read_scores
 from dmbench.runs.store import Run, list_runs
 
@@ -268,7 +268,7 @@ def aggregate(summaries: Iterable[RunSummary], metric: str) -> list[ResultRow]:
 
 
 def results_tables(
-    package_dir: Path, metric: str = "metrik-4", source: str = "published"
+    package_dir: Path, metric: str = DEFAULT_METRIC, source: str = "published"
 ) -> list[ResultRow]:
     """Tables 2 (ds1) and 3 (ds2), every scored run series of the package, canonical first."""
     summaries, _ = run_summaries(package_dir, metric, source)
