@@ -159,12 +159,21 @@ class TestFailures:
             chat.chat("s", "u", Options())
         assert len(fake_ollama.chats()) == 2
 
-    def test_connection_refused(self, tmp_path):
-        """Nobody listening: ConnectionError, after the retries."""
-        chat = OllamaChat(MODEL, hosts=[closed_port_url()], retries=1, backoff=0.0)
+    def test_connection_refused(self, fake_ollama, tmp_path):
+        """The server went away after the run started: ConnectionError, after the retries."""
+        chat = OllamaChat(MODEL, hosts=[fake_ollama.url], retries=1, backoff=0.0)
+        chat.server_info()
+        fake_ollama.stop()
         with pytest.raises(ChatError, match=r"^ConnectionError: ") as caught:
             chat.chat("s", "u", Options())
         assert caught.value.call["attempts"] == 2
+
+    def test_nobody_listening_at_the_start(self):
+        """A host refusing connections when first asked is not retried: a ConnectionError."""
+        chat = OllamaChat(MODEL, hosts=[closed_port_url()], retries=3, backoff=5.0)
+        with pytest.raises(ChatError, match=r"^ConnectionError: ") as caught:
+            chat.chat("s", "u", Options())
+        assert caught.value.call["attempts"] == 1
 
     def test_unknown_model_fails_clearly(self, fake_ollama, tmp_path):
         """A model the server lacks stops the run with a sentence that says what to do."""
@@ -246,6 +255,31 @@ class TestHosts:
         finally:
             for server in servers:
                 server.stop()
+
+    def test_a_host_that_does_not_answer_is_dropped_with_a_warning(self, fake_ollama, capsys):
+        """One refused port among the hosts: asked once at the start, dropped with a warning on
+        stderr; every call goes to the host that answered, none fails."""
+        dead = closed_port_url()
+        fake_ollama.responder = lambda body: Reply("ok")
+        chat = OllamaChat(MODEL, hosts=[dead, fake_ollama.url], retries=1, backoff=0.0)
+        info = chat.server_info()
+        assert info.hosts == (fake_ollama.url,)
+        assert list(info.dropped_hosts) == [dead]
+        assert info.dropped_hosts[dead].startswith("ConnectionError: ")
+        assert f"warning: dropping Ollama host {dead}" in capsys.readouterr().err
+        replies = [chat.chat("s", f"u{i}", Options()) for i in range(4)]
+        assert {reply.call["host"] for reply in replies} == {fake_ollama.url}
+        assert len(fake_ollama.chats()) == 4
+        asked = [path for _, path, _ in fake_ollama.requests if path == "/api/version"]
+        assert asked == ["/api/version"]  # model info is asked once, not per call
+
+    def test_no_host_answers(self):
+        """Only when no host answers is it an error, naming every host and why."""
+        dead = [closed_port_url(), closed_port_url()]
+        chat = OllamaChat(MODEL, hosts=dead, retries=0)
+        with pytest.raises(OllamaUnavailableError, match="no Ollama host could tell") as caught:
+            chat.server_info()
+        assert all(host in str(caught.value) for host in dead)
 
     def test_hosts_must_serve_the_same_model_version(self, fake_ollama):
         """Two hosts with different digests for the model would mix models in one run."""

@@ -254,3 +254,32 @@ def test_resume_refuses_another_model_digest_and_records_segments(fake_ollama, t
     assert run.info.run_id in message and DIGEST in message and new_digest in message
     assert len(fake_ollama.chats()) == asked  # nothing was generated with the new model
     assert [row.record_id for row in run.outputs()] == ["r0", "r1", "r2", "r3"]
+
+
+def test_a_dead_host_is_dropped_and_no_live_host_fails_the_run(
+    built_package, fake_ollama, tmp_path
+):
+    """``--host`` with one refused port and one live server: the run warns on stderr, drops the
+    dead host (recorded in provenance) and fails no record; with only dead hosts the run stops
+    before any record with one clear sentence."""
+    from test_llm_client import closed_port_url
+
+    package = tmp_path / "package"
+    shutil.copytree(built_package, package)
+    fake_ollama.responder = diagram_reply
+    dead = closed_port_url()
+    base = ["generate", "--candidate", "calamo", "--model", "test-model", "--dataset", "ds2",
+            "--package", str(package)]  # fmt: skip
+    result = CliRunner().invoke(main, [*base, "--host", dead, "--host", fake_ollama.url])
+    assert result.exit_code == 0, result.output
+    assert f"warning: dropping Ollama host {dead}" in result.stderr
+    assert "8 records, 0 failed" in result.stdout
+    (run_file,) = package.glob("runs/calamo__test-model__ds2__run1__*/run.json")
+    provenance = json.loads(run_file.read_text())["provenance"]
+    assert provenance["hosts"] == [fake_ollama.url] and list(provenance["hosts_dropped"]) == [dead]
+
+    shutil.rmtree(run_file.parent)
+    result = CliRunner().invoke(main, [*base, "--host", dead])
+    assert result.exit_code == 1
+    assert "no Ollama host could tell about model 'test-model'" in result.output
+    assert not any(package.glob("runs/calamo__test-model__*"))

@@ -145,6 +145,13 @@ class LLMCandidate(ABC):
             "truncate": self.truncate,
         }
 
+    def check(self) -> str | None:
+        """Ask every host about the model once, before any record: a run with no host that
+        answers stops here (:class:`OllamaUnavailableError`); hosts that do not answer are
+        dropped with a warning. Offline, the cache must know the model."""
+        self.chat.server_info()
+        return None
+
     def describe(self) -> dict[str, Any]:
         """Asks the server (or, offline, the cache) for the model digest and server version."""
         info = self.chat.server_info()
@@ -165,6 +172,7 @@ class LLMCandidate(ABC):
                 "server_version": info.server_version,
                 "model_details": info.details,
                 "hosts": list(info.hosts),
+                "hosts_dropped": dict(info.dropped_hosts),
                 "offline": self.chat.offline,
                 "retries": self.chat.retries,
                 "backoff_seconds": self.chat.backoff,

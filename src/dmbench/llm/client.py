@@ -39,6 +39,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -149,6 +150,8 @@ class ServerInfo:
     server_version: str | None
     hosts: tuple[str, ...] = ()
     details: dict[str, Any] = field(default_factory=dict)
+    dropped_hosts: dict[str, str] = field(default_factory=dict)
+    """Hosts that did not answer at the start, with why; the run does without them."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -247,9 +250,16 @@ class OllamaChat:
             self._in_flight[host] -= 1
 
     def _with_retries(
-        self, path: str, request: Callable[[ollama.Client], T], host: str | None = None
+        self,
+        path: str,
+        request: Callable[[ollama.Client], T],
+        host: str | None = None,
+        retry_refused: bool = True,
     ) -> tuple[T, str, int]:
-        """Run ``request`` on ``host`` (or the least busy one); retry transient failures."""
+        """Run ``request`` on ``host`` (or the least busy one); retry transient failures.
+
+        ``retry_refused=False`` gives up at once when nobody listens (used at a run's start,
+        where such a host is dropped rather than waited for)."""
         attempt = 0
         while True:
             attempt += 1
@@ -258,6 +268,8 @@ class OllamaChat:
                 return request(self._clients[chosen]), chosen, attempt
             except Exception as exc:  # every failure is classified and reported, none is lost
                 reported, message, retry = _classify(exc, f"{chosen}{path}", self.timeout)
+                if not retry_refused and isinstance(exc, ConnectionError | httpx.ConnectError):
+                    retry = False
                 if not retry or attempt > self.retries:
                     raise ChatError(
                         reported,
@@ -285,7 +297,11 @@ class OllamaChat:
         return digest, version.json().get("version"), details
 
     def server_info(self) -> ServerInfo:
-        """Model digest and server version, asked once; offline, remembered by the cache."""
+        """Model digest and server version, asked once; offline, remembered by the cache.
+
+        Every host is asked once; hosts that do not answer are dropped for the rest of this
+        client's life (with a warning on stderr), and only when none answers is it an error.
+        """
         with self._info_lock:
             if self._info is None:
                 self._info = self._fetch_info()
@@ -303,15 +319,29 @@ class OllamaChat:
             return ServerInfo(
                 known["model_digest"], known.get("server_version"), (), known.get("details", {})
             )
-        answers = {}
+        answers, dropped, last = {}, {}, None
         for host in self.hosts:
             try:
-                answers[host], _, _ = self._with_retries("/api/version", self._ask_host, host)
+                answers[host], _, _ = self._with_retries(
+                    "/api/version", self._ask_host, host, retry_refused=False
+                )
             except ChatError as exc:
-                raise OllamaUnavailableError(
-                    f"cannot ask Ollama at {host} about model {self.model!r}: {exc}; "
-                    "start `ollama serve`, `ollama pull` the model, or pass --host URL"
-                ) from exc
+                dropped[host], last = str(exc), exc
+        if not answers:
+            assert last is not None
+            reasons = "; ".join(f"{host}: {reason}" for host, reason in dropped.items())
+            raise OllamaUnavailableError(
+                f"no Ollama host could tell about model {self.model!r} ({reasons}); "
+                "start `ollama serve`, `ollama pull` the model, or pass --host URL"
+            ) from last
+        for host, reason in dropped.items():
+            print(
+                f"dmbench: warning: dropping Ollama host {host} for this run ({reason}); "
+                f"using {', '.join(answers)}",
+                file=sys.stderr,
+            )
+        with self._lock:
+            self.hosts = tuple(answers)
         digests = {digest for digest, _, _ in answers.values()}
         if len(digests) > 1:
             raise OllamaUnavailableError(
@@ -319,7 +349,7 @@ class OllamaChat:
                 "a run must use one model version: pass --host only for hosts that agree"
             )
         digest, version, details = next(iter(answers.values()))
-        info = ServerInfo(digest, version, self.hosts, details)
+        info = ServerInfo(digest, version, self.hosts, details, dropped)
         if self.cache is not None:
             self.cache.remember_model(self.model, info.to_dict())
         return info
