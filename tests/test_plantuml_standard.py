@@ -18,8 +18,9 @@ from dmbench.plantuml import (
     parse,
 )
 from dmbench.plantuml._compat import ARROWS
-from dmbench.plantuml._grammar import terminal
+from dmbench.plantuml._grammar import grammar_arrows, terminal
 from dmbench.plantuml._standard import classify_arrow
+from dmbench.plantuml._validator import _ARROWS as VALIDATOR_ARROWS
 
 
 def read(body: str):
@@ -231,3 +232,15 @@ class TestOneGrammar:
         """compat's arrow table only adds upstream's meanings and order to the grammar's ARROW."""
         arrow = re.compile(terminal("ARROW"))
         assert all(arrow.fullmatch(text) for text, _kind, _swap in ARROWS)
+
+    def test_validator_arrows_are_grammar_and_compat_arrows(self):
+        """The validator's arrows are ARROW tokens and a subset of compat's table."""
+        arrow = re.compile(terminal("ARROW"))
+        assert all(arrow.fullmatch(text) for text in VALIDATOR_ARROWS)
+        assert set(VALIDATOR_ARROWS) <= {text for text, _kind, _swap in ARROWS}
+
+    def test_grammar_arrows_refuses_an_unknown_arrow(self):
+        """The import-time check is live: an arrow the grammar lacks is refused."""
+        assert grammar_arrows("--", "..") == ("--", "..")
+        with pytest.raises(RuntimeError, match="=>"):
+            grammar_arrows("--", "=>")

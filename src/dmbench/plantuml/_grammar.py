@@ -1,7 +1,14 @@
-"""Loads ``grammar.lark`` once; both readings and the validator take their tokens from it."""
+"""Loads ``grammar.lark`` once; both readings and the validator take their tokens from it.
+
+``standard`` parses with the grammar itself. ``compat`` and the validator are regular
+expressions (see LANGUAGE.md, "One grammar, three readers") that take ``IDENT`` from here and
+pass their arrow tables through :func:`grammar_arrows`, so neither can use an arrow the grammar
+does not know.
+"""
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from importlib import resources
 
@@ -25,3 +32,12 @@ def parser() -> Lark:
 def terminal(name: str) -> str:
     """The regular expression of one of the grammar's tokens."""
     return parser().get_terminal(name).pattern.to_regexp()
+
+
+def grammar_arrows(*arrows: str) -> tuple[str, ...]:
+    """``arrows`` unchanged, after checking that each is a whole ARROW token of the grammar."""
+    pattern = re.compile(terminal("ARROW"))
+    unknown = [arrow for arrow in arrows if not pattern.fullmatch(arrow)]
+    if unknown:
+        raise RuntimeError(f"arrows outside grammar.lark's ARROW token: {unknown}")
+    return arrows

@@ -3,6 +3,15 @@
 The LLM candidates pass their raw output through it, and a rejected record keeps its repaired
 diagram, so reproducing their published outputs needs this exact behaviour, quirks included.
 Written from the behaviour description, not from upstream code.
+
+Why regular expressions and not ``grammar.lark``: the validator's verdicts and its repaired text
+(810/810 golden parity) follow upstream's line patterns exactly (spec D.1): whitespace is
+required around an arrow, arrows are tried as a backtracking alternation in upstream's order, a
+class body is taken verbatim up to a line that is only ``}``, and the grammar's wider language
+(``..>``, ``<|..``, stereotypes, notes) must be *rejected*. A parse with the grammar would
+accept what upstream refuses. What is shared: ``IDENT`` comes from the grammar (through
+``_compat``), and the arrow list goes through ``grammar_arrows`` (every arrow is an ARROW token
+of the grammar) and is a subset of compat's table, so the three readers know one set of arrows.
 """
 
 from __future__ import annotations
@@ -11,6 +20,7 @@ import re
 from dataclasses import dataclass, field
 
 from dmbench.plantuml._compat import IDENT
+from dmbench.plantuml._grammar import grammar_arrows
 
 BLOCKLIST = frozenset(
     {"i.e", "e.g", "etc", "cf", "vs", "al", "viz", "approx", "yes", "no", "true", "false"}
@@ -25,7 +35,10 @@ _PREFIX = r"^\s*(abstract\s+)?class\s+"
 _CLASS_INLINE = re.compile(rf"{_PREFIX}({IDENT})\s*\{{([^}}]*)\}}\s*$")
 _CLASS_OPEN = re.compile(rf"{_PREFIX}({IDENT})\s*\{{\s*$")
 _CLASS_BARE = re.compile(rf"{_PREFIX}({IDENT})\s*$")
-_ARROWS = ("--|>", "<|--", "-->", "<--", "*--", "o--", "-|>", "->", "<-", "..", "--", "-")
+# Upstream's alternation order (spec D.1); the grammar must know every one of them.
+_ARROWS = grammar_arrows(
+    "--|>", "<|--", "-->", "<--", "*--", "o--", "-|>", "->", "<-", "..", "--", "-"
+)
 _REL = re.compile(
     rf'^\s*({IDENT})\s+(?:"([^"]*)"\s+)?({"|".join(re.escape(a) for a in _ARROWS)})\s+'
     rf'(?:"([^"]*)"\s+)?({IDENT})(?:\s*:\s*(.+))?\s*$'
