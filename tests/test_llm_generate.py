@@ -283,3 +283,58 @@ def test_a_dead_host_is_dropped_and_no_live_host_fails_the_run(
     assert result.exit_code == 1
     assert "no Ollama host could tell about model 'test-model'" in result.output
     assert not any(package.glob("runs/calamo__test-model__*"))
+
+
+def prompts_only(tmp_path: Path) -> Path:
+    """A package folder with just the prompts: enough for --records with an LLM candidate."""
+    from dmbench.candidates.prompts import install_prompts
+
+    install_prompts(UPSTREAM, tmp_path / "pkg")
+    return tmp_path / "pkg"
+
+
+def test_records_mode_uses_the_workers_and_keeps_input_order(fake_ollama, tmp_path):
+    """--records with --workers 3 generates three records at once, yet prints them in input
+    order (the later ones answer first)."""
+    import threading
+
+    lock, active, peak = threading.Lock(), [0], [0]
+
+    def slow(body: dict) -> Reply:
+        number = int(body["messages"][-1]["content"].rsplit(" ", 1)[1])
+        with lock:
+            active[0] += 1
+            peak[0] = max(peak[0], active[0])
+        time.sleep(0.05 * (6 - number))
+        with lock:
+            active[0] -= 1
+        return diagram_reply(body)
+
+    fake_ollama.responder = slow
+    lines = "".join(json.dumps({"id": f"r{i}", "text": f"record {i}"}) + "\n" for i in range(6))
+    result = CliRunner().invoke(
+        main,
+        ["generate", "--candidate", "calamo", "--model", "test-model", "--records", "-",
+         "--workers", "3", "--host", fake_ollama.url, "--package", str(prompts_only(tmp_path))],
+        input=lines,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    rows = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [row["id"] for row in rows] == [f"r{i}" for i in range(6)]
+    assert not any(row["failed"] for row in rows)
+    assert peak[0] == 3
+
+
+@pytest.mark.parametrize(
+    ("extra", "named"),
+    [(["--runs", "2"], "--runs"), (["--runs", "1"], "--runs"), (["--quiet"], "--quiet")],
+)
+def test_options_that_do_not_apply_to_records_are_refused(tmp_path, extra, named):
+    """--records has no run indices and no progress bar: asking for them is a usage error."""
+    path = tmp_path / "in.jsonl"
+    path.write_text('{"id": "a", "text": "A zoo has animals."}\n')
+    result = CliRunner().invoke(
+        main, ["generate", "--candidate", "rule_based", "--records", str(path), *extra]
+    )
+    assert result.exit_code == 2
+    assert f"{named} applies to --dataset runs, not to --records" in result.output

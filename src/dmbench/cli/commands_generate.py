@@ -110,11 +110,28 @@ def generate(
                 f"({run.path})"
             )
     elif records_file is not None and dataset is None:
+        _reject_for_records(runs=runs > 1 or _given("runs"), quiet=quiet)
         records = read_records_file(records_file, source=records_file.name)
         for row in generate_records(get_candidate(candidate, **settings), records):
             click.echo(json.dumps(row, ensure_ascii=False))
     else:
         raise click.UsageError("give exactly one of --dataset and --records")
+
+
+def _given(name: str) -> bool:
+    """Whether the user typed option ``name`` (not just got its default)."""
+    source = click.get_current_context().get_parameter_source(name)
+    return source is not None and source is not click.core.ParameterSource.DEFAULT
+
+
+def _reject_for_records(**given: bool) -> None:
+    """--records prints one line per record: no run indices, no progress bar to silence."""
+    wrong = [f"--{name}" for name, was_given in given.items() if was_given]
+    if wrong:
+        raise click.UsageError(
+            f"{' and '.join(wrong)} {'applies' if len(wrong) == 1 else 'apply'} to --dataset "
+            "runs, not to --records"
+        )
 
 
 def _candidate_settings(

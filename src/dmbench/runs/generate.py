@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any
@@ -77,18 +77,11 @@ def generate_run(
     if start_run is not None:
         start_run(run.info.run_id, len(records), len(records) - len(todo))
 
-    def store(record: Record, output: CandidateOutput) -> None:
-        row = OutputRow.from_output(record.id, output)
+    for index, output in iter_outputs(candidate, todo):
+        row = OutputRow.from_output(todo[index].id, output)
         run.append(row)
         if on_output is not None:
             on_output(row)
-
-    workers = getattr(candidate, "workers", 1)
-    if workers > 1 and len(todo) > 1:
-        _generate_parallel(candidate, todo, workers, store)
-    else:
-        for record, output in zip(todo, generate_many(candidate, todo), strict=True):
-            store(record, output)
     rows = _in_record_order(run, records)
     run.info.finished_utc = now_utc()
     run.info.totals = {
@@ -123,18 +116,25 @@ def _add_segment(run: Run, now: RunInfo, stored: int, resumed: bool) -> None:
     run.save_info()
 
 
-def _generate_parallel(
-    candidate: Candidate,
-    todo: Sequence[Record],
-    workers: int,
-    store: Callable[[Record, CandidateOutput], None],
-) -> None:
-    """Store each record as it completes; on an error, start nothing new and re-raise it."""
+def iter_outputs(
+    candidate: Candidate, records: Sequence[Record]
+) -> Iterator[tuple[int, CandidateOutput]]:
+    """``(position in records, output)`` for each record, as soon as it is generated.
+
+    A candidate with ``workers > 1`` generates on that many threads, so outputs come in
+    completion order; otherwise in record order, through the candidate's batch generation when
+    it has one. On an error (or when the caller stops early) nothing new is started and
+    the error is re-raised.
+    """
+    workers = getattr(candidate, "workers", 1)
+    if workers <= 1 or len(records) <= 1:
+        yield from enumerate(generate_many(candidate, records))
+        return
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="dmbench-gen") as pool:
-        futures = {pool.submit(candidate.generate, record): record for record in todo}
+        futures = {pool.submit(candidate.generate, record): i for i, record in enumerate(records)}
         try:
             for future in as_completed(futures):
-                store(futures[future], future.result())
+                yield futures[future], future.result()
         except BaseException:
             for future in futures:
                 future.cancel()

@@ -14,9 +14,9 @@ from typing import IO, Any
 
 import jsonschema
 
-from dmbench.candidates.base import Candidate, Record, generate_many
+from dmbench.candidates.base import Candidate, CandidateOutput, Record
 from dmbench.errors import DmbenchError, MissingPrerequisiteError, PackageError
-from dmbench.runs.generate import Progress, generate_run
+from dmbench.runs.generate import Progress, generate_run, iter_outputs
 from dmbench.runs.store import RUN_FILE, Run
 
 DATASET_CHOICES = ("ds1", "ds2", "all")
@@ -110,16 +110,26 @@ def read_records_file(handle: IO[str], source: str = "<records>") -> list[Record
 
 
 def generate_records(candidate: Candidate, records: Iterable[Record]) -> Iterator[dict[str, Any]]:
-    """One ``{"id", "generated", "failed", "error"}`` dict per record, in input order."""
+    """One ``{"id", "generated", "failed", "error"}`` dict per record, in input order.
+
+    Generated like a run's records (on the candidate's ``workers`` threads); each row is given
+    out as soon as it and every row before it are done.
+    """
     check_ready(candidate)
     return _rows(candidate, list(records))
 
 
 def _rows(candidate: Candidate, records: list[Record]) -> Iterator[dict[str, Any]]:
-    for record, output in zip(records, generate_many(candidate, records), strict=True):
-        yield {
-            "id": record.id,
-            "generated": output.generated,
-            "failed": output.failed,
-            "error": output.error,
-        }
+    waiting: dict[int, CandidateOutput] = {}
+    following = 0
+    for index, output in iter_outputs(candidate, records):
+        waiting[index] = output
+        while following in waiting:
+            done = waiting.pop(following)
+            yield {
+                "id": records[following].id,
+                "generated": done.generated,
+                "failed": done.failed,
+                "error": done.error,
+            }
+            following += 1
