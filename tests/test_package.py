@@ -182,6 +182,19 @@ class TestValidate:
         assert run_file.relative_to(package_copy).as_posix() in message
         assert "expected sha256" in message
 
+    def test_unlisted_file_in_the_run_store_is_reported(self, package_copy: Path) -> None:
+        stray = sorted((package_copy / "runs").iterdir())[0] / "notes.txt"
+        stray.write_text("added by hand")
+        message = _messages(package_copy)
+        assert f"[file-unlisted] {stray.relative_to(package_copy).as_posix()}" in message
+
+    def test_upstream_license_notices_travel_with_the_package(self, built: Path) -> None:
+        descriptor = json.loads((built / "datapackage.json").read_text())
+        paths = [lic["path"] for lic in descriptor["licenses"]]
+        assert "licenses/Automated-DomainModel-Benchmark.LICENSE" in paths
+        for path in paths[1:]:
+            assert (built / path).read_text().startswith("MIT License")
+
     def test_dangling_foreign_key_is_reported(self, package_copy: Path) -> None:
         _rewrite_csv_cell(package_copy / "data/outputs.csv", 5, "record_id", "ds1-Nowhere")
         message = _messages(package_copy)

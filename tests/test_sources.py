@@ -3,82 +3,18 @@
 from __future__ import annotations
 
 import hashlib
-import http.server
 import io
 import tarfile
-import threading
 from pathlib import Path
 
 import pytest
+from archive_server import ArchiveServer, make_archive, served
 from click.testing import CliRunner
 
 from dmbench.cli import main
 from dmbench.errors import SourceError
 from dmbench.sources import pinned_files, read_verified, repositories, verify_all
 from dmbench.sources.fetch import extract_pinned
-
-
-def _archive(upstream: Path, repo, tamper: str | None = None, extra=()) -> bytes:
-    """A codeload-style tar.gz of the repository's pinned files under ``<name>-<commit>/``."""
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
-        for pin in repo.files:
-            data = (upstream / pin.relpath).read_bytes()
-            if pin.path == tamper:
-                data = data[:-1] + bytes([data[-1] ^ 1])
-            info = tarfile.TarInfo(f"{repo.name}-{repo.commit}/{pin.path}")
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
-        for info, data in extra:
-            tar.addfile(info, io.BytesIO(data) if data is not None else None)
-    return buffer.getvalue()
-
-
-class _ArchiveServer:
-    """Serves ``/<owner>/<repo>/tar.gz/<commit>`` from a dict on 127.0.0.1."""
-
-    def __init__(self, archives: dict[str, bytes]) -> None:
-        archives_ = archives
-        self.requests: list[str] = []
-        requests = self.requests
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_GET(self) -> None:  # noqa: N802
-                requests.append(self.path)
-                body = archives_.get(self.path)
-                if body is None:
-                    self.send_error(404)
-                    return
-                self.send_response(200)
-                self.send_header("Content-Type", "application/x-gzip")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args) -> None:
-                pass
-
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}"
-
-    def __enter__(self) -> _ArchiveServer:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-
-
-def _served(upstream: Path, tamper: str | None = None) -> dict[str, bytes]:
-    return {
-        f"/{repo.owner}/{repo.name}/tar.gz/{repo.commit}": _archive(upstream, repo, tamper)
-        for repo in repositories()
-    }
 
 
 class TestPins:
@@ -114,7 +50,7 @@ class TestFetch:
     def test_fetch_from_local_mirror_gives_the_pinned_files(self, upstream_dir, tmp_path) -> None:
         """`sources fetch --base-url` downloads both archives over HTTP and extracts only pins."""
         cache = tmp_path / "cache"
-        with _ArchiveServer(_served(upstream_dir)) as server:
+        with ArchiveServer(served(upstream_dir)) as server:
             result = CliRunner().invoke(
                 main, ["sources", "fetch", "--cache", str(cache), "--base-url", server.url]
             )
@@ -128,7 +64,7 @@ class TestFetch:
         """An archive member whose bytes differ from its pin is refused before any file lands."""
         cache = tmp_path / "cache"
         tampered = "Data/data-source-2/reference_clean.json"
-        with _ArchiveServer(_served(upstream_dir, tamper=tampered)) as server:
+        with ArchiveServer(served(upstream_dir, tamper=tampered)) as server:
             result = CliRunner().invoke(
                 main, ["sources", "fetch", "--cache", str(cache), "--base-url", server.url]
             )
@@ -137,7 +73,7 @@ class TestFetch:
         assert not (cache / "Automated-DomainModel-Benchmark").exists()
 
     def test_unreachable_mirror_is_one_clear_error(self, tmp_path) -> None:
-        with _ArchiveServer({}) as server:
+        with ArchiveServer({}) as server:
             result = CliRunner().invoke(
                 main, ["sources", "fetch", "--cache", str(tmp_path), "--base-url", server.url]
             )
@@ -156,7 +92,7 @@ def _member(name: str, kind: bytes = tarfile.REGTYPE, linkname: str = "") -> tar
 def _archive_with(upstream: Path, repo, member: tarfile.TarInfo, replaces: str | None = None):
     """The repository's archive plus ``member`` (instead of the pinned file ``replaces``)."""
     data = None if member.type != tarfile.REGTYPE else b""
-    archive = _archive(upstream, repo, extra=[(member, data)])
+    archive = make_archive(upstream, repo, extra=[(member, data)])
     if replaces is None:
         return archive
     buffer = io.BytesIO()

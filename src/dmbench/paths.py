@@ -19,8 +19,17 @@ def package_dir(path: str | os.PathLike[str] | None = None) -> Path:
 
 
 def shared_dir(root: Path | None = None) -> Path:
-    """``../shared`` beside the checkout, where the mirrored upstream files and golden data sit."""
-    return package_dir(root).resolve().parent / "shared"
+    """``../shared`` (mirrored upstream files, golden data, NLTK data) beside the checkout.
+
+    Looked for beside the package directory, the current directory and the source checkout
+    dmbench runs from, so ``--package /elsewhere`` still finds it; the first that exists wins.
+    """
+    checkout = Path(__file__).resolve().parents[2]
+    places = [package_dir(root).resolve().parent, Path.cwd().resolve().parent, checkout.parent]
+    for place in places:
+        if (place / "shared").is_dir():
+            return place / "shared"
+    return places[0] / "shared"
 
 
 def fetch_cache_dir() -> Path:

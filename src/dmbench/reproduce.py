@@ -1,7 +1,8 @@
-"""The main job as one library call: build, verify, score, tables, errata, validate.
+"""The main job as one library call: prerequisites, build, verify, score, tables, errata, validate.
 
 Each stage is timed and reported, so a reader sees where the minutes go, and the job is ``ok``
-only when verification and validation both hold.
+only when verification and validation both hold. On a machine with nothing but the checkout,
+the first stage downloads the pinned upstream archives and the NLTK data.
 """
 
 from __future__ import annotations
@@ -11,10 +12,13 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from dmbench.metrics import DEFAULT_METRIC
+from dmbench import paths
+from dmbench.errors import MissingPrerequisiteError, SourceError
+from dmbench.metrics import DEFAULT_METRIC, download_nltk_data, require_nltk_data
 from dmbench.package import build, validate_package
 from dmbench.runs.scoring import score_runs
 from dmbench.runs.verify import verify
+from dmbench.sources import fetch, pinned_files, verify_all
 from dmbench.tables.errata import write_errata
 from dmbench.tables.render import build_tables, write_tables
 
@@ -34,17 +38,47 @@ def _timed(name: str, stage: Callable[[], tuple[bool, str, str]]) -> StageResult
     return StageResult(name, time.perf_counter() - started, ok, summary, detail)
 
 
+def ensure_prerequisites(sources_dir: Path | None, package_dir: Path) -> tuple[Path, str]:
+    """The sources to build from and what was done to get them and the NLTK data ready.
+
+    An explicit ``sources_dir`` must hold the pinned files; by default the mirrored sources are
+    used when present, else the fetch cache, which is filled by downloading when incomplete.
+    """
+    notes = []
+    if sources_dir is None:
+        sources_dir = paths.default_sources_dir(package_dir)
+        if sources_dir == paths.fetch_cache_dir():
+            try:
+                verify_all(sources_dir)
+            except SourceError:
+                fetch(sources_dir)
+                notes.append(f"downloaded the pinned sources into {sources_dir}")
+    verify_all(sources_dir)
+    notes.append(f"sources {sources_dir} verified ({len(pinned_files())} files)")
+    try:
+        require_nltk_data()
+    except MissingPrerequisiteError:
+        notes.append(f"downloaded NLTK data: {', '.join(download_nltk_data())}")
+    return sources_dir, "; ".join(notes)
+
+
 def reproduce(
     package_dir: Path,
-    sources_dir: Path,
+    sources_dir: Path | None,
     results_dir: Path,
     errata_path: Path,
     workers: int | None = None,
 ) -> Iterator[StageResult]:
     """Yield each stage's result as it finishes; stop after a stage that failed."""
+    ready: list[Path] = []
+
+    def do_prerequisites() -> tuple[bool, str, str]:
+        sources, summary = ensure_prerequisites(sources_dir, package_dir)
+        ready.append(sources)
+        return True, summary, ""
 
     def do_build() -> tuple[bool, str, str]:
-        result = build(package_dir, sources_dir)
+        result = build(package_dir, ready[0])
         return True, f"{result.records} records, {result.runs_imported} published runs", ""
 
     def do_verify() -> tuple[bool, str, str]:
@@ -71,6 +105,7 @@ def reproduce(
         return report.valid, "valid" if report.valid else "INVALID", report.render()
 
     stages = (
+        ("prepare", do_prerequisites),
         ("build", do_build),
         ("verify", do_verify),
         ("score", do_score),

@@ -38,9 +38,8 @@ def reproduce(
     workers: int | None,
     package_dir: Path | None,
 ) -> None:
-    """Build the package, verify the published scores, re-score, write the tables, validate."""
+    """Fetch what is missing, build, verify the published scores, re-score, tabulate, validate."""
     package_dir = paths.package_dir(package_dir)
-    sources_dir = sources_dir or paths.default_sources_dir(package_dir)
     started = time.perf_counter()
     failed = None
     for stage in run_pipeline(package_dir, sources_dir, out, errata_path, workers):

@@ -20,6 +20,7 @@ from dmbench.candidates.prompts import install_prompts
 from dmbench.errors import PackageError
 from dmbench.package.descriptor import (
     DESCRIPTOR,
+    LICENSES_DIR,
     SCHEMAS_DIR,
     write_descriptor,
     write_prompts_table,
@@ -29,7 +30,7 @@ from dmbench.package.tables import write_run_tables
 from dmbench.package.validate import validate_package
 from dmbench.runs.published import import_published_runs
 from dmbench.runs.store import OUTPUTS_FILE, RUN_FILE, RUNS_DIR, cut_torn_tail
-from dmbench.sources import verify_all
+from dmbench.sources import read_verified, repositories, verify_all
 from dmbench.sources.records import (
     RECORDS_PATH,
     load_records,
@@ -37,7 +38,7 @@ from dmbench.sources.records import (
     write_records,
 )
 
-PACKAGE_FOLDERS = ("data", "prompts", RUNS_DIR, SCHEMAS_DIR)
+PACKAGE_FOLDERS = ("data", "prompts", RUNS_DIR, SCHEMAS_DIR, LICENSES_DIR)
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +55,15 @@ def install_schemas(package_dir: Path) -> None:
     for item in resources.files("dmbench.package").joinpath("schemas").iterdir():
         if item.name.endswith(".json"):
             (target / item.name).write_bytes(item.read_bytes())
+
+
+def install_upstream_licenses(sources_dir: Path, package_dir: Path) -> None:
+    """The upstream MIT notices travel with the upstream data the package redistributes."""
+    target = Path(package_dir) / LICENSES_DIR
+    target.mkdir(parents=True, exist_ok=True)
+    for repo in repositories():
+        pin = next(p for p in repo.files if p.role == "license")
+        (target / f"{repo.name}.LICENSE").write_bytes(read_verified(sources_dir, pin))
 
 
 def refresh(package_dir: Path) -> None:
@@ -123,6 +133,7 @@ def _build_locked(package_dir: Path, sources_dir: Path) -> BuildResult:
         imported = import_published_runs(sources_dir, staging, records)
         carried = _carry_generated_runs(package_dir, staging)
         install_schemas(staging)
+        install_upstream_licenses(sources_dir, staging)
         refresh(staging)
         report = validate_package(staging)
         if not report.valid:

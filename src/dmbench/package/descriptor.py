@@ -23,6 +23,7 @@ from dmbench.package.tables import OUTPUTS_PATH, RUNS_PATH, SCORES_PATH
 
 DESCRIPTOR = "datapackage.json"
 SCHEMAS_DIR = "schemas"
+LICENSES_DIR = "licenses"
 PROMPTS_PATH = "data/prompts.csv"
 FILES_PATH = "data/files.csv"
 FILE_FIELDS = ("path", "kind", "bytes", "sha256")
@@ -96,9 +97,15 @@ def write_prompts_table(package_dir: Path) -> None:
     write_csv(Path(package_dir) / PROMPTS_PATH, fields, rows)
 
 
-def _listed_files(package_dir: Path) -> list[tuple[str, str]]:
+def listed_files(package_dir: Path) -> list[tuple[str, str]]:
     found = []
-    for folder, kind in ((PROMPTS_DIR, "prompt"), ("runs", "run"), (SCHEMAS_DIR, "schema")):
+    folders = (
+        (PROMPTS_DIR, "prompt"),
+        ("runs", "run"),
+        (SCHEMAS_DIR, "schema"),
+        (LICENSES_DIR, "license"),
+    )
+    for folder, kind in folders:
         root = package_dir / folder
         if root.is_dir():
             found += [
@@ -117,7 +124,7 @@ def write_files_table(package_dir: Path) -> None:
             "bytes": (package_dir / rel).stat().st_size,
             "sha256": file_sha256(package_dir / rel),
         }
-        for rel, kind in _listed_files(package_dir)
+        for rel, kind in listed_files(package_dir)
     ]
     write_csv(package_dir / FILES_PATH, FILE_FIELDS, rows)
 

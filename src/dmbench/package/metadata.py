@@ -83,11 +83,15 @@ def package_header() -> dict[str, Any]:
         "created": CREATED,
         "keywords": list(KEYWORDS),
         "licenses": [
-            {
-                "name": LICENSE_ID,
-                "path": LICENSE_URL,
-                "title": "MIT License (dmbench; both upstream repositories are MIT-licensed)",
-            }
+            {"name": LICENSE_ID, "path": LICENSE_URL, "title": "MIT License (dmbench)"},
+            *(
+                {
+                    "name": repo.license,
+                    "path": f"licenses/{repo.name}.LICENSE",
+                    "title": f"{repo.license} License of {repo.name} (its data and prompts)",
+                }
+                for repo in (repository(BENCHMARK_REPO), repository(METRICS_REPO))
+            ),
         ],
         "contributors": [
             {"title": CREATOR, "roles": ["creator"]},

@@ -25,6 +25,7 @@ from dmbench.package.descriptor import (
     RESOURCES,
     SCHEMAS_DIR,
     file_sha256,
+    listed_files,
 )
 from dmbench.runs.store import RUN_FILE, RUNS_DIR
 from dmbench.sources.records import DATASETS, sha256_text
@@ -86,7 +87,12 @@ def _frictionless(package_dir: Path, report: Report) -> None:
 
 
 def _files(package_dir: Path, report: Report) -> None:
-    for line, row in read_csv(package_dir / FILES_PATH):
+    rows = read_csv(package_dir / FILES_PATH)
+    listed = {row["path"] for _, row in rows}
+    for rel, _kind in listed_files(package_dir):
+        if rel not in listed:
+            report.add("file-unlisted", f"not listed in {FILES_PATH}", rel)
+    for line, row in rows:
         path = package_dir / row["path"]
         where = f"{FILES_PATH}, line {line}: {row['path']}"
         if not path.is_file():
@@ -99,7 +105,7 @@ def _files(package_dir: Path, report: Report) -> None:
         actual = file_sha256(path)
         if actual != row["sha256"]:
             report.add("file-hash", f"expected sha256 {row['sha256']}, found {actual}", where)
-    report.checks.append("size and sha256 of every listed file")
+    report.checks.append("size and sha256 of every listed file; no unlisted file")
 
 
 def _unique(rows, key: tuple[str, ...], path: str, report: Report) -> None:

@@ -1,0 +1,74 @@
+"""A local stand-in for GitHub's codeload: the pinned archives served from 127.0.0.1."""
+
+from __future__ import annotations
+
+import http.server
+import io
+import tarfile
+import threading
+from pathlib import Path
+
+from dmbench.sources import repositories
+
+
+def make_archive(upstream: Path, repo, tamper: str | None = None, extra=()) -> bytes:
+    """A codeload-style tar.gz of the repository's pinned files under ``<name>-<commit>/``."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        for pin in repo.files:
+            data = (upstream / pin.relpath).read_bytes()
+            if pin.path == tamper:
+                data = data[:-1] + bytes([data[-1] ^ 1])
+            info = tarfile.TarInfo(f"{repo.name}-{repo.commit}/{pin.path}")
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+        for info, data in extra:
+            tar.addfile(info, io.BytesIO(data) if data is not None else None)
+    return buffer.getvalue()
+
+
+class ArchiveServer:
+    """Serves ``/<owner>/<repo>/tar.gz/<commit>`` from a dict on 127.0.0.1."""
+
+    def __init__(self, archives: dict[str, bytes]) -> None:
+        archives_ = archives
+        self.requests: list[str] = []
+        requests = self.requests
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # noqa: N802
+                requests.append(self.path)
+                body = archives_.get(self.path)
+                if body is None:
+                    self.send_error(404)
+                    return
+                self.send_response(200)
+                self.send_header("Content-Type", "application/x-gzip")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args) -> None:
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def __enter__(self) -> ArchiveServer:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def served(upstream: Path, tamper: str | None = None) -> dict[str, bytes]:
+    return {
+        f"/{repo.owner}/{repo.name}/tar.gz/{repo.commit}": make_archive(upstream, repo, tamper)
+        for repo in repositories()
+    }
