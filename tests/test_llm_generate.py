@@ -338,3 +338,53 @@ def test_options_that_do_not_apply_to_records_are_refused(tmp_path, extra, named
     )
     assert result.exit_code == 2
     assert f"{named} applies to --dataset runs, not to --records" in result.output
+
+
+def test_generation_options_reach_the_request_body(fake_ollama, tmp_path):
+    """Options given on the command line are sent; options left out are not."""
+    fake_ollama.responder = diagram_reply
+    result = CliRunner().invoke(
+        main,
+        ["generate", "--candidate", "chen", "--model", "test-model", "--records", "-",
+         "--host", fake_ollama.url, "--package", str(prompts_only(tmp_path)),
+         "--temperature", "0.2", "--temperature-translate", "0.3", "--seed", "7",
+         "--top-k", "20", "--num-predict", "64", "--think"],
+        input='{"id": "a", "text": "A zoo has animals."}\n',
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    stage1, stage2 = fake_ollama.chat_bodies()
+    assert b'"options":{"temperature":0.2,"num_predict":64,"seed":7,"top_k":20}' in stage1
+    assert b'"options":{"temperature":0.3,"num_predict":64,"seed":7,"top_k":20}' in stage2
+    assert all(body.endswith(b'"think":true}') for body in (stage1, stage2))
+    assert not any(b"top_p" in body or b"repeat_penalty" in body for body in (stage1, stage2))
+
+
+def test_generation_options_are_part_of_the_run_id(built_package, fake_ollama, tmp_path):
+    """A set option changes the settings and so the run id; --timeout 600 is the default."""
+    package = tmp_path / "package"
+    shutil.copytree(built_package, package)
+    fake_ollama.responder = diagram_reply
+    base = ["generate", "--candidate", "calamo", "--model", "test-model", "--dataset", "ds2",
+            "--host", fake_ollama.url, "--package", str(package)]  # fmt: skip
+    ids = []
+    for extra in ([], ["--timeout", "600"], ["--top-p", "0.9"]):
+        result = CliRunner().invoke(main, [*base, *extra])
+        assert result.exit_code == 0, result.output
+        ids.append(result.stdout.split(":")[0])
+    assert ids[0] == ids[1] != ids[2]
+    settings = json.loads((package / "runs" / ids[2] / "run.json").read_text())["settings"]
+    assert settings["top_p"] == 0.9 and settings["seed"] is None
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--candidate", "rule_based", "--seed", "1"], "are for the LLM candidates"),
+        (["--candidate", "calamo", "--model", "m", "--temperature-translate", "0.1"],
+         "--temperature-translate is for chen"),
+    ],
+)  # fmt: skip
+def test_generation_options_that_do_not_apply_are_refused(args, message):
+    result = CliRunner().invoke(main, ["generate", "--dataset", "ds2", *args])
+    assert result.exit_code == 2
+    assert message in result.output

@@ -78,6 +78,38 @@ from dmbench.runs.jobs import (
 @click.option(
     "--quiet", is_flag=True, help="No progress bar (it is drawn only when stderr is a terminal)."
 )
+@click.option(
+    "--temperature", type=float, default=None, help="LLM sampling temperature [default: 0.7]."
+)
+@click.option(
+    "--temperature-translate",
+    type=float,
+    default=None,
+    help="chen's stage-2 (translation) temperature [default: 0.0].",
+)
+@click.option(
+    "--num-predict",
+    type=click.IntRange(min=-2),
+    default=None,
+    help="Most tokens an LLM reply may have [default: 1024].",
+)
+@click.option("--seed", type=int, default=None, help="LLM sampling seed [default: not sent].")
+@click.option("--top-p", type=float, default=None, help="LLM top_p [default: not sent].")
+@click.option("--top-k", type=int, default=None, help="LLM top_k [default: not sent].")
+@click.option(
+    "--repeat-penalty", type=float, default=None, help="LLM repeat_penalty [default: not sent]."
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    help="Seconds an LLM call may take (connect and reply) [default: 600, as upstream].",
+)
+@click.option(
+    "--think/--no-think",
+    default=None,
+    help="Let a thinking model think before answering [default: --no-think, as upstream].",
+)
 @package_option
 def generate(
     candidate: str,
@@ -91,11 +123,16 @@ def generate(
     no_truncate: bool,
     quiet: bool,
     package_dir: Path | None,
+    **generation: Any,
 ) -> None:
-    """Generate PlantUML with a candidate: new runs in the package, or JSON lines on stdout."""
+    """Generate PlantUML with a candidate: new runs in the package, or JSON lines on stdout.
+
+    The generation options (--temperature ... --think) are for the LLM candidates; each one
+    given becomes part of the run's settings, hence of its id.
+    """
     package = paths.package_dir(package_dir)
     settings = _candidate_settings(
-        candidate, package, model, workers, hosts, offline, not no_truncate
+        candidate, package, model, workers, hosts, offline, not no_truncate, generation
     )
     if dataset is not None and records_file is None:
         system = get_candidate(candidate, **settings)
@@ -142,15 +179,25 @@ def _candidate_settings(
     hosts: tuple[str, ...],
     offline: bool,
     truncate: bool,
+    generation: dict[str, Any],
 ) -> dict[str, Any]:
-    """Constructor settings from the options; the LLM options mean nothing to rule_based."""
+    """Constructor settings from the options; the LLM options mean nothing to rule_based.
+
+    Generation options left out are not passed, so the candidate's (upstream's) defaults hold.
+    """
+    given = {name: value for name, value in generation.items() if value is not None}
     if not CANDIDATES[candidate].uses_llm:
-        if model or hosts or offline or not truncate or workers > 1:
+        if model or hosts or offline or not truncate or workers > 1 or given:
             raise click.UsageError(
-                f"--model, --workers, --host, --offline and --no-truncate are for the LLM "
-                f"candidates; {candidate} takes none"
+                f"--model, --workers, --host, --offline, --no-truncate and the generation "
+                f"options (--temperature, --seed, ...) are for the LLM candidates; {candidate} "
+                "takes none"
             )
         return {}
+    if candidate != "chen" and "temperature_translate" in given:
+        raise click.UsageError(
+            f"--temperature-translate is for chen's second stage; {candidate} has one stage"
+        )
     if not model:
         raise click.UsageError(f"{candidate} needs --model (an Ollama model, e.g. glm-5.1:cloud)")
     if candidate == "calamo" and not truncate:
@@ -163,6 +210,7 @@ def _candidate_settings(
         "truncate": truncate,
         "cache_dir": package / CACHE_DIR,
         "prompts": package if (package / PROMPTS_DIR).is_dir() else None,
+        **given,
     }
 
 

@@ -89,7 +89,8 @@ class LLMCandidate(ABC):
         self.top_p = top_p
         self.top_k = top_k
         self.repeat_penalty = repeat_penalty
-        self.timeout = timeout
+        # 600.0 from the command line is the same setting (and run id) as the default 600
+        self.timeout = int(timeout) if float(timeout).is_integer() else float(timeout)
         self.think = think
         self.truncate = truncate
         self.prompts = dict(prompts)
