@@ -9,7 +9,8 @@ import click
 
 from dmbench import paths
 from dmbench.cli._options import sources_option
-from dmbench.plantuml import READINGS, ParseError, parse as parse_text
+from dmbench.plantuml import READINGS, ParseError
+from dmbench.plantuml import parse as parse_text
 from dmbench.plantuml._published import output_rows, reference_rows
 from dmbench.plantuml._quirks import quirk_cost, to_csv, to_markdown
 

@@ -26,7 +26,6 @@ from dmbench.plantuml._standard import parse_standard
 from dmbench.plantuml.model import Diagram, Relationship
 
 
-
 class Quirk(NamedTuple):
     """One upstream behaviour that ``compat`` keeps and ``standard`` does not."""
 
