@@ -174,12 +174,12 @@ def test_llm_candidate_needs_a_model(built_package):
 
 
 def test_progress_bar_shows_counts_failures_and_eta(capsys):
-    """The bar counts stored records as done and shows failures and the time left."""
+    """The bar counts stored records as done, their failures as failures, and the time left."""
     bar = ProgressBar()
-    bar.start_run("run-a", total=4, stored=2)
+    bar.start_run("run-a", total=4, stored=2, failed=1)
     bar(OutputRow("r3", "", True, "x", 0.1))
     err = capsys.readouterr().err
-    assert "run-a [" in err and "3/4 failed 1 ETA " in err
+    assert "run-a [" in err and "3/4 failed 2 ETA " in err
     bar.close()
     assert capsys.readouterr().err == "\n"
 
@@ -388,3 +388,30 @@ def test_generation_options_that_do_not_apply_are_refused(args, message):
     result = CliRunner().invoke(main, ["generate", "--dataset", "ds2", *args])
     assert result.exit_code == 2
     assert message in result.output
+
+
+def test_a_resumed_run_tells_the_progress_bar_its_stored_failures(fake_ollama, tmp_path):
+    """After a resume the bar starts from the stored records and the stored failures."""
+    fake_ollama.responder = scripted
+    records = [Record(f"r{i}", f"Text number {i}.") for i in range(12)]
+
+    def candidate():
+        return get_candidate(
+            "calamo", model="test-model", hosts=[fake_ollama.url], prompts=UPSTREAM,
+            cache_dir=tmp_path / "cache", backoff=0.0,
+        )  # fmt: skip
+
+    first = generate_run(tmp_path, candidate(), "ds2", 1, records[:8])  # as if killed at 8
+    failed_before = sum(row.failed for row in first.outputs())
+    assert failed_before  # the script fails about one record in eight
+
+    class Seen:
+        def start_run(self, run_id, total, stored, failed):
+            self.started = (run_id, total, stored, failed)
+
+        def __call__(self, row):
+            pass
+
+    seen = Seen()
+    generate_run(tmp_path, candidate(), "ds2", 1, records, seen)
+    assert seen.started == (first.info.run_id, 12, 8, failed_before)

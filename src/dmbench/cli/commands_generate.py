@@ -227,9 +227,11 @@ class ProgressBar:
         self.total = self.done = self.failed = self.new = 0
         self.started = time.monotonic()
 
-    def start_run(self, run_id: str, total: int, stored: int) -> None:
+    def start_run(self, run_id: str, total: int, stored: int, failed: int = 0) -> None:
+        """A run begins; ``stored`` records (``failed`` of them failed) were done before."""
         self.close()
-        self.label, self.total, self.done, self.failed, self.new = run_id, total, stored, 0, 0
+        self.label, self.total, self.done, self.failed = run_id, total, stored, failed
+        self.new = 0
         self.started = time.monotonic()
         self._render()
 

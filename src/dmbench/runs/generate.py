@@ -16,8 +16,9 @@ from dmbench.provenance import code_provenance
 from dmbench.runs.store import OutputRow, Run, RunInfo, make_run_id, now_utc, open_run
 
 Progress = Callable[[OutputRow], None]
-"""Called with each newly stored row; if it has a ``start_run(run_id, total, stored)`` method,
-that is called first with how many of the run's records there are and how many were stored."""
+"""Called with each newly stored row; if it has a ``start_run(run_id, total, stored, failed)``
+method, that is called first with how many of the run's records there are, how many were
+already stored and how many of those failed (so a resumed run's counts start where they were)."""
 
 
 def settings_fingerprint(settings: dict[str, Any]) -> str:
@@ -69,13 +70,15 @@ def generate_run(
     )
     run = open_run(package_dir, info)
     resumed = run.info is not info  # open_run returns the stored info of an existing run
-    done = run.completed_ids()
+    wanted = {record.id for record in records}
+    stored = [row for row in run.outputs() if row.record_id in wanted]
+    done = {row.record_id for row in stored}
     todo = [record for record in records if record.id not in done]
     if todo or not resumed:
-        _add_segment(run, info, len(records) - len(todo), resumed)
+        _add_segment(run, info, len(stored), resumed)
     start_run = getattr(on_output, "start_run", None)
     if start_run is not None:
-        start_run(run.info.run_id, len(records), len(records) - len(todo))
+        start_run(run.info.run_id, len(records), len(stored), sum(row.failed for row in stored))
 
     for index, output in iter_outputs(candidate, todo):
         row = OutputRow.from_output(todo[index].id, output)
