@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from dmbench.cli import main
 from dmbench.candidates.rule_based import candidate as candidate_module
 from dmbench.candidates.rule_based.model import MISSING_HINT
+from dmbench.cli import main
 from dmbench.package import build, validate_package
-from dmbench.sources.records import RECORDS_PATH, records_from_sources, write_records
 from dmbench.runs.store import list_runs
+from dmbench.sources.records import RECORDS_PATH, records_from_sources, write_records
 
 
 def _invoke(*args: str, stdin: str | None = None):

@@ -22,8 +22,8 @@ from fake_ollama import Reply, diagram_reply
 
 from dmbench.candidates import Record, get_candidate
 from dmbench.cli import main
-from dmbench.llm import CacheMissError
 from dmbench.cli.commands_generate import ProgressBar
+from dmbench.llm import CacheMissError
 from dmbench.package import load_records
 from dmbench.runs.generate import generate_run
 from dmbench.runs.store import OutputRow, read_outputs

@@ -15,10 +15,10 @@ from dmbench.metrics import (
     compute,
     explain,
     get_metric,
+    nltk_data,
     score_benchmark,
     score_benchmark_many,
 )
-from dmbench.metrics import nltk_data
 from dmbench.metrics._normalise import Edge, normalise
 from dmbench.metrics._wordsim import tokenize, word_similarity
 from dmbench.metrics._wupalmer import WuPalmer

@@ -8,8 +8,8 @@ import json
 import time
 
 from click.testing import CliRunner
-
 from conftest import read_jsonl
+
 from dmbench.cli import main
 from dmbench.cli.commands_plantuml import COMMANDS
 from dmbench.plantuml import parse

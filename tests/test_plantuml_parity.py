@@ -10,8 +10,8 @@ import hashlib
 from pathlib import Path
 
 import pytest
-
 from conftest import read_jsonl
+
 from dmbench.plantuml import ParseError, parse, validate
 from dmbench.plantuml._published import (
     output_rows,

@@ -13,8 +13,8 @@ import re
 import textwrap
 
 import pytest
-
 from conftest import UPSTREAM
+
 from dmbench.candidates.prompts import load_prompt
 from dmbench.plantuml import ParseError, parse, validate
 from dmbench.plantuml._grammar import terminal
