@@ -195,6 +195,17 @@ class TestValidate:
         for path in paths[1:]:
             assert (built / path).read_text().startswith("MIT License")
 
+    def test_run_store_and_tables_must_agree(self, package_copy: Path) -> None:
+        """An output edited in runs/ but not in data/outputs.csv is reported against the table."""
+        outputs = sorted((package_copy / "runs").glob("*/outputs.jsonl"))[0]
+        lines = outputs.read_text().splitlines(keepends=True)
+        first = json.loads(lines[0])
+        first["generated"] = "@startuml\nclass Edited\n@enduml\n"
+        outputs.write_text(json.dumps(first) + "\n" + "".join(lines[1:]))
+        assert "[derived-table] data/outputs.csv: differs from what runs/ holds" in _messages(
+            package_copy
+        )
+
     def test_dangling_foreign_key_is_reported(self, package_copy: Path) -> None:
         _rewrite_csv_cell(package_copy / "data/outputs.csv", 5, "record_id", "ds1-Nowhere")
         message = _messages(package_copy)

@@ -9,7 +9,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from dmbench.csvio import write_csv
+from dmbench import atomic
+from dmbench.csvio import csv_text
 from dmbench.runs.scores import read_scores
 from dmbench.runs.store import OutputRow, Run, list_runs
 from dmbench.sources.records import sha256_text
@@ -67,14 +68,13 @@ def _run_row(run: Run, outputs: list[OutputRow]) -> dict[str, Any]:
     }
 
 
-def write_run_tables(package_dir: Path, record_order: Mapping[str, int]) -> None:
-    """Rewrite runs.csv, outputs.csv and scores.csv from ``runs/`` (outputs in record order)."""
-    package_dir = Path(package_dir)
-    runs = list_runs(package_dir)
+def run_tables(package_dir: Path, record_order: Mapping[str, int]) -> dict[str, str]:
+    """The CSV text of runs.csv, outputs.csv and scores.csv as ``runs/`` defines them."""
     run_rows = []
     outputs = []
     scores = []
-    for run in runs:
+    origin_order = {"published": 0, "recomputed": 1}
+    for run in list_runs(Path(package_dir)):
         stored = sorted(run.outputs(), key=lambda r: record_order[r.record_id])
         run_rows.append(_run_row(run, stored))
         for row in stored:
@@ -89,14 +89,19 @@ def write_run_tables(package_dir: Path, record_order: Mapping[str, int]) -> None
                     "elapsed_seconds": row.elapsed_seconds,
                 }
             )
-        order = {"published": 0, "recomputed": 1}
         run_scores = sorted(
             read_scores(run.path),
-            key=lambda s: (record_order[s.record_id], s.metric, order.get(s.origin, 2)),
+            key=lambda s: (record_order[s.record_id], s.metric, origin_order.get(s.origin, 2)),
         )
-        scores.extend(
-            {name: getattr(s, name) for name in SCORE_FIELDS} for s in run_scores
-        )
-    write_csv(package_dir / RUNS_PATH, RUN_FIELDS, run_rows)
-    write_csv(package_dir / OUTPUTS_PATH, OUTPUT_FIELDS, outputs)
-    write_csv(package_dir / SCORES_PATH, SCORE_FIELDS, scores)
+        scores.extend({name: getattr(s, name) for name in SCORE_FIELDS} for s in run_scores)
+    return {
+        RUNS_PATH: csv_text(RUN_FIELDS, run_rows),
+        OUTPUTS_PATH: csv_text(OUTPUT_FIELDS, outputs),
+        SCORES_PATH: csv_text(SCORE_FIELDS, scores),
+    }
+
+
+def write_run_tables(package_dir: Path, record_order: Mapping[str, int]) -> None:
+    """Rewrite runs.csv, outputs.csv and scores.csv from ``runs/`` (outputs in record order)."""
+    for path, text in run_tables(package_dir, record_order).items():
+        atomic.write_text(Path(package_dir) / path, text)

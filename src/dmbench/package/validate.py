@@ -19,6 +19,7 @@ from typing import Any
 import jsonschema
 
 from dmbench.csvio import read_csv
+from dmbench.errors import PackageError
 from dmbench.package.descriptor import (
     DESCRIPTOR,
     FILES_PATH,
@@ -27,8 +28,9 @@ from dmbench.package.descriptor import (
     file_sha256,
     listed_files,
 )
+from dmbench.package.tables import run_tables
 from dmbench.runs.store import RUN_FILE, RUNS_DIR
-from dmbench.sources.records import DATASETS, sha256_text
+from dmbench.sources.records import DATASETS, RECORDS_PATH, sha256_text
 
 RUN_JSON_SCHEMA = f"{SCHEMAS_DIR}/run.json-schema.json"
 
@@ -191,6 +193,21 @@ def _tables(package_dir: Path, report: Report) -> None:
     report.checks.append("every reference diagram parses under both readings")
 
 
+def _derived_tables(package_dir: Path, report: Report) -> None:
+    """runs.csv, outputs.csv and scores.csv must say exactly what the run store says."""
+    records = read_csv(package_dir / RECORDS_PATH)
+    order = {row["record_id"]: i for i, (_, row) in enumerate(records)}
+    for path, text in run_tables(package_dir, order).items():
+        if (package_dir / path).read_bytes() != text.encode("utf-8"):
+            report.add(
+                "derived-table",
+                f"differs from what {RUNS_DIR}/ holds; rerun the command that changed it, "
+                "or `dmbench build`",
+                path,
+            )
+    report.checks.append(f"runs, outputs and scores tables agree with {RUNS_DIR}/")
+
+
 def _run_files(package_dir: Path, report: Report) -> None:
     schema = json.loads((package_dir / RUN_JSON_SCHEMA).read_text("utf-8"))
     validator = jsonschema.Draft202012Validator(schema)
@@ -214,9 +231,9 @@ def validate_package(package_dir: Path) -> Report:
         report.add("missing", "no datapackage.json; run `dmbench build` first", str(package_dir))
         return report
     _frictionless(package_dir, report)
-    for check in (_files, _tables, _run_files):
+    for check in (_files, _tables, _derived_tables, _run_files):
         try:
             check(package_dir, report)
-        except (OSError, KeyError, csv.Error) as exc:
+        except (OSError, KeyError, csv.Error, PackageError) as exc:
             report.add("unreadable", f"{type(exc).__name__}: {exc}", str(package_dir))
     return report
