@@ -281,6 +281,10 @@ def _claims_section(checks: list[ClaimCheck]) -> list[str]:
     return lines + markdown_table(header, rows, "lrrrlll") + [""]
 
 
+GROUP_HEADER = ("Candidate", "LLM", "Dataset", "Canonical")
+"""The columns :func:`_group_label` fills."""
+
+
 def _group_label(group: GroupFacts) -> list[str]:
     return [group.candidate, group.model or "–", group.dataset, "yes" if group.canonical else "no"]
 
@@ -318,10 +322,7 @@ def _failed_section(facts: ScoringFacts) -> list[str]:
         for g in facts.groups
     ]
     header = [
-        "Candidate",
-        "LLM",
-        "Dataset",
-        "Canonical",
+        *GROUP_HEADER,
         "Records",
         "Failed",
         "Failed with diagram",
@@ -351,10 +352,7 @@ def _rejected_section(facts: ScoringFacts) -> list[str]:
         if g.rejected
     ]
     header = [
-        "Candidate",
-        "LLM",
-        "Dataset",
-        "Canonical",
+        *GROUP_HEADER,
         "Records",
         "Rejected",
         "Rejected, not failed",
@@ -396,10 +394,7 @@ def _dropped_section(facts: ScoringFacts) -> list[str]:
         for g in [*facts.groups, *facts.references]
     ]
     header = [
-        "Candidate",
-        "LLM",
-        "Dataset",
-        "Canonical",
+        *GROUP_HEADER,
         "Attributes (standard)",
         "Attributes (compat)",
         "Dropped",
@@ -449,10 +444,7 @@ def _cuts_section(facts: ScoringFacts) -> list[str]:
         for g in chen
     ]
     header = [
-        "Candidate",
-        "LLM",
-        "Dataset",
-        "Canonical",
+        *GROUP_HEADER,
         "Records",
         "stage2_no_puml",
         "Longest diagram",
