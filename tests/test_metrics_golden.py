@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from dmbench.cli import main
 from dmbench.metrics import compare, score_benchmark_many
 from dmbench.plantuml.model import Diagram
 
@@ -120,7 +120,8 @@ def test_study_pairs_match_published_results(upstream_dir):
 
 
 def test_cli_score_pairs_equals_library(golden_rows, pairs, tmp_path):
-    """``dmbench score-pairs`` over the 840 golden pairs prints the library's benchmark view."""
+    """``dmbench score-pairs`` run from the shell over the 840 golden pairs prints the library's
+    benchmark view."""
     batch = tmp_path / "pairs.jsonl"
     batch.write_text(
         "".join(
@@ -129,9 +130,15 @@ def test_cli_score_pairs_equals_library(golden_rows, pairs, tmp_path):
         ),
         encoding="utf-8",
     )
-    result = CliRunner().invoke(main, ["score-pairs", "--jsonl", str(batch), "--workers", "1"])
-    assert result.exit_code == 0, result.output
-    lines = [json.loads(line) for line in result.output.splitlines()]
+    dmbench = Path(sys.executable).with_name("dmbench")
+    result = subprocess.run(
+        [str(dmbench), "score-pairs", "--jsonl", str(batch)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
     library = score_benchmark_many(pairs, workers=1)
     assert lines == [{"id": str(i), **score.to_dict()} for i, score in enumerate(library)]
     assert [{k: v for k, v in line.items() if k != "id"} for line in lines] == [
