@@ -8,12 +8,12 @@ whose bytes differ from the published ones.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
 from dmbench import atomic, paths
 from dmbench.errors import SourceError
+from dmbench.hashing import sha256_bytes
 
 PROMPTS_DIR = "prompts"
 UPSTREAM_REPO = "Automated-DomainModel-Benchmark"
@@ -80,7 +80,7 @@ def load_prompt_bytes(root: Path, name: str) -> bytes:
     for path in _candidates_paths(Path(root), prompt):
         if path.is_file():
             data = path.read_bytes()
-            digest = hashlib.sha256(data).hexdigest()
+            digest = sha256_bytes(data)
             if digest != prompt.sha256:
                 raise SourceError(
                     f"{path}: sha256 {digest} differs from the pinned {prompt.sha256}; "

@@ -8,13 +8,13 @@ Files are written atomically, so a kill leaves either no entry or a whole one.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from dmbench import atomic
+from dmbench.hashing import sha256_bytes, sha256_text
 
 CACHE_DIR = ".dmbench-cache/llm"
 
@@ -36,7 +36,7 @@ def cache_key(
         "options": {**options, "think": think},
         "sample": sample,
     }
-    return hashlib.sha256(_canonical(material)).hexdigest()
+    return sha256_bytes(_canonical(material))
 
 
 class ResponseCache:
@@ -49,7 +49,7 @@ class ResponseCache:
         return self.root / "replies" / key[:2] / f"{key}.json"
 
     def _model_path(self, model: str) -> Path:
-        return self.root / "models" / f"{hashlib.sha256(model.encode()).hexdigest()[:16]}.json"
+        return self.root / "models" / f"{sha256_text(model)[:16]}.json"
 
     def get(self, key: str) -> dict[str, Any] | None:
         path = self._reply_path(key)

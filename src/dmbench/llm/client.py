@@ -36,7 +36,6 @@ reply reaches stage 2 as ``{"role":"user"}`` (Ollama reads a missing content as 
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 import sys
@@ -52,6 +51,7 @@ import httpx
 import ollama
 
 from dmbench.errors import DmbenchError
+from dmbench.hashing import sha256_bytes, sha256_text
 from dmbench.llm.cache import ResponseCache, cache_key
 
 DEFAULT_TIMEOUT = 600
@@ -119,10 +119,6 @@ def resolve_hosts(hosts: Sequence[str] = ()) -> tuple[str, ...]:
     """``--host`` values in order, else ``$OLLAMA_HOST``, else upstream's default host."""
     chosen = [host for host in hosts if host] or [os.environ.get("OLLAMA_HOST") or DEFAULT_HOST]
     return tuple(host.rstrip("/") for host in chosen)
-
-
-def sha256_text(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 @dataclass(frozen=True, slots=True)
@@ -292,7 +288,7 @@ class OllamaChat:
         digest = listed.get(self.model) or listed.get(f"{self.model}:latest")
         if not digest:
             shown_json = shown.model_dump_json(exclude_none=True).encode("utf-8")
-            digest = "show-sha256:" + hashlib.sha256(shown_json).hexdigest()
+            digest = "show-sha256:" + sha256_bytes(shown_json)
         details = shown.details.model_dump(exclude_none=True) if shown.details else {}
         return digest, version.json().get("version"), details
 

@@ -9,7 +9,6 @@ because frictionless never reads the content of non-tabular resources.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +17,7 @@ from typing import Any
 from dmbench import atomic
 from dmbench.candidates.prompts import PROMPTS, PROMPTS_DIR
 from dmbench.csvio import write_csv
+from dmbench.hashing import file_sha256
 from dmbench.package.metadata import package_header
 from dmbench.package.tables import OUTPUTS_PATH, RUNS_PATH, SCORES_PATH
 
@@ -68,14 +68,6 @@ RESOURCES = (
         "Every non-tabular file of the package (prompt texts, run store, schemas) with its hash.",
     ),
 )
-
-
-def file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for chunk in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 def write_prompts_table(package_dir: Path) -> None:

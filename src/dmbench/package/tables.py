@@ -11,9 +11,9 @@ from typing import Any
 
 from dmbench import atomic
 from dmbench.csvio import csv_text
+from dmbench.hashing import sha256_text
 from dmbench.runs.scores import read_scores
 from dmbench.runs.store import OutputRow, Run, list_runs
-from dmbench.sources.records import sha256_text
 
 RUNS_PATH = "data/runs.csv"
 OUTPUTS_PATH = "data/outputs.csv"

@@ -20,17 +20,17 @@ import jsonschema
 
 from dmbench.csvio import read_csv
 from dmbench.errors import PackageError
+from dmbench.hashing import file_sha256, sha256_text
 from dmbench.package.descriptor import (
     DESCRIPTOR,
     FILES_PATH,
     RESOURCES,
     SCHEMAS_DIR,
-    file_sha256,
     listed_files,
 )
 from dmbench.package.tables import run_tables
 from dmbench.runs.store import RUN_FILE, RUNS_DIR
-from dmbench.sources.records import DATASETS, RECORDS_PATH, sha256_text
+from dmbench.sources.records import DATASETS, RECORDS_PATH
 
 RUN_JSON_SCHEMA = f"{SCHEMAS_DIR}/run.json-schema.json"
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -12,6 +11,7 @@ from typing import Any
 from dmbench import __version__, atomic
 from dmbench.candidates.base import Candidate, CandidateOutput, Record, generate_many
 from dmbench.errors import PackageError
+from dmbench.hashing import sha256_text
 from dmbench.provenance import code_provenance
 from dmbench.runs.store import OutputRow, Run, RunInfo, make_run_id, now_utc, open_run
 
@@ -22,8 +22,7 @@ already stored and how many of those failed (so a resumed run's counts start whe
 
 
 def settings_fingerprint(settings: dict[str, Any]) -> str:
-    blob = json.dumps(settings, sort_keys=True, ensure_ascii=False).encode("utf-8")
-    return hashlib.sha256(blob).hexdigest()
+    return sha256_text(json.dumps(settings, sort_keys=True, ensure_ascii=False))
 
 
 def generate_run(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass
 from functools import cache
@@ -10,6 +9,7 @@ from importlib import resources
 from pathlib import Path
 
 from dmbench.errors import SourceError
+from dmbench.hashing import sha256_bytes
 
 BENCHMARK_REPO = "Automated-DomainModel-Benchmark"
 METRICS_REPO = "domainModel-Metrics-Comparison"
@@ -76,10 +76,6 @@ def pinned(relpath: str) -> PinnedFile:
         if pin.relpath == relpath:
             return pin
     raise KeyError(relpath)
-
-
-def sha256_bytes(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
 
 
 def read_verified(sources_dir: Path, pin: PinnedFile) -> bytes:

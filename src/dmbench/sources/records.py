@@ -14,12 +14,12 @@ from pathlib import Path
 
 from dmbench.csvio import read_csv, write_csv
 from dmbench.errors import PackageError
+from dmbench.hashing import sha256_text
 from dmbench.sources.pins import (
     BENCHMARK_REPO,
     pinned,
     read_verified,
     repository,
-    sha256_bytes,
 )
 
 
@@ -74,10 +74,6 @@ class BenchmarkRecord:
     @property
     def id(self) -> str:
         return self.record_id
-
-
-def sha256_text(text: str) -> str:
-    return sha256_bytes(text.encode("utf-8"))
 
 
 def records_from_sources(sources_dir: Path) -> list[BenchmarkRecord]:

@@ -1,0 +1,23 @@
+"""sha256 as dmbench records it everywhere: lower-case hex of the bytes (text as UTF-8)."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+
+def sha256_bytes(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def sha256_text(text: str) -> str:
+    return sha256_bytes(text.encode("utf-8"))
+
+
+def file_sha256(path: Path) -> str:
+    """Read in 1 MiB chunks, so a large run store file is never held in memory whole."""
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
