@@ -13,6 +13,7 @@ import csv
 import json
 from collections import Counter
 from dataclasses import asdict, dataclass, field
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,19 @@ from dmbench.runs.store import RUN_FILE, RUNS_DIR
 from dmbench.sources.records import DATASETS, RECORDS_PATH
 
 RUN_JSON_SCHEMA = f"{SCHEMAS_DIR}/run.json-schema.json"
+
+
+def run_json_validator(package_dir: Path | None = None) -> jsonschema.Draft202012Validator:
+    """``run.json``'s schema: the copy a package carries, or dmbench's own for a run just made.
+
+    ``validate`` holds a package to the schema it ships; ``generate`` checks a new run against
+    the schema ``validate`` will later find in the package, before the package is refreshed.
+    """
+    if package_dir is None:
+        text = resources.files("dmbench.package").joinpath(RUN_JSON_SCHEMA).read_text("utf-8")
+    else:
+        text = (package_dir / RUN_JSON_SCHEMA).read_text("utf-8")
+    return jsonschema.Draft202012Validator(json.loads(text))
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,8 +223,7 @@ def _derived_tables(package_dir: Path, report: Report) -> None:
 
 
 def _run_files(package_dir: Path, report: Report) -> None:
-    schema = json.loads((package_dir / RUN_JSON_SCHEMA).read_text("utf-8"))
-    validator = jsonschema.Draft202012Validator(schema)
+    validator = run_json_validator(package_dir)
     for run_file in sorted((package_dir / RUNS_DIR).glob(f"*/{RUN_FILE}")):
         where = run_file.relative_to(package_dir).as_posix()
         try:

@@ -8,11 +8,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
-from importlib import resources
 from pathlib import Path
 from typing import IO, Any
-
-import jsonschema
 
 from dmbench.candidates.base import Candidate, CandidateOutput, Record
 from dmbench.errors import DmbenchError, MissingPrerequisiteError, PackageError
@@ -48,10 +45,10 @@ def _datasets(dataset: str) -> list[str]:
 
 def _check_run_file(run: Run) -> None:
     """The run must satisfy the package's run schema, as ``dmbench validate`` will demand."""
-    schema_file = resources.files("dmbench.package").joinpath("schemas/run.json-schema.json")
-    schema = json.loads(schema_file.read_text("utf-8"))
+    from dmbench.package.validate import run_json_validator
+
     data = json.loads((run.path / RUN_FILE).read_text("utf-8"))
-    errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(data), key=str)
+    errors = sorted(run_json_validator().iter_errors(data), key=str)
     if errors:
         raise PackageError(f"{run.path / RUN_FILE}: {errors[0].message}")
 
