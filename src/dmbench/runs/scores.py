@@ -6,12 +6,11 @@ both are kept so that ``dmbench verify`` can compare them and a reader can see w
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from dmbench import atomic
-from dmbench.errors import PackageError
+from dmbench.runs.jsonl import json_line, read_rows
 
 SCORES_FILE = "scores.jsonl"
 
@@ -33,21 +32,11 @@ class ScoreRow:
 
 
 def read_scores(run_dir: Path) -> list[ScoreRow]:
-    path = Path(run_dir) / SCORES_FILE
-    if not path.exists():
-        return []
-    rows = []
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            try:
-                rows.append(ScoreRow(**json.loads(line)))
-            except (json.JSONDecodeError, TypeError) as exc:
-                raise PackageError(f"{path}, line {number}: not a valid score row ({exc})") from exc
-    return rows
+    return list(read_rows(Path(run_dir) / SCORES_FILE, lambda data: ScoreRow(**data), "score"))
 
 
 def write_scores(run_dir: Path, rows: list[ScoreRow]) -> None:
-    text = "".join(json.dumps(asdict(r), ensure_ascii=False, sort_keys=True) + "\n" for r in rows)
+    text = "".join(json_line(asdict(r)) for r in rows)
     atomic.write_text(Path(run_dir) / SCORES_FILE, text)
 
 

@@ -22,6 +22,7 @@ from typing import Any
 from dmbench import atomic
 from dmbench.candidates.base import CandidateOutput
 from dmbench.errors import PackageError
+from dmbench.runs.jsonl import json_line, read_rows
 
 RUNS_DIR = "runs"
 RUN_FILE = "run.json"
@@ -97,7 +98,12 @@ class OutputRow:
     def to_json_line(self) -> str:
         data = asdict(self)
         data["calls"] = list(self.calls)
-        return json.dumps(data, ensure_ascii=False, sort_keys=True) + "\n"
+        return json_line(data)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> OutputRow:
+        data["calls"] = tuple(data.get("calls", ()))
+        return cls(**data)
 
 
 class Run:
@@ -133,16 +139,7 @@ class Run:
 
 
 def read_outputs(path: Path) -> Iterator[OutputRow]:
-    if not path.exists():
-        return
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            try:
-                data = json.loads(line)
-                data["calls"] = tuple(data.get("calls", ()))
-                yield OutputRow(**data)
-            except (json.JSONDecodeError, TypeError) as exc:
-                raise PackageError(f"{path}, line {number}: not a valid output row ({exc})") from exc
+    return read_rows(path, OutputRow.from_dict, "output")
 
 
 def cut_torn_tail(path: Path) -> None:
