@@ -28,5 +28,10 @@ def write_text(path: Path, text: str) -> None:
     write_bytes(path, text.encode("utf-8"))
 
 
+def json_text(data: Any) -> str:
+    """How dmbench's JSON documents read: two-space indent, UTF-8 as is, a final newline."""
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
 def write_json(path: Path, data: Any) -> None:
-    write_text(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    write_text(path, json_text(data))

@@ -9,7 +9,6 @@ because frictionless never reads the content of non-tabular resources.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -144,7 +143,5 @@ def write_descriptor(package_dir: Path) -> dict[str, Any]:
     write_files_table(package_dir)
     descriptor = package_header()
     descriptor["resources"] = [resource_descriptor(package_dir, spec) for spec in RESOURCES]
-    atomic.write_text(
-        package_dir / DESCRIPTOR, json.dumps(descriptor, indent=2, ensure_ascii=False) + "\n"
-    )
+    atomic.write_json(package_dir / DESCRIPTOR, descriptor)
     return descriptor

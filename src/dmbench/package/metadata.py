@@ -7,11 +7,11 @@ committed files and a test fails when they drift.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from dmbench import __version__
+from dmbench.atomic import json_text
 from dmbench.sources import BENCHMARK_REPO, METRICS_REPO, repository
 
 NAME = "dmbench"
@@ -185,8 +185,8 @@ def rendered_files() -> dict[str, str]:
     """The committed metadata files, as they must read."""
     return {
         "CITATION.cff": citation_cff(),
-        "codemeta.json": json.dumps(codemeta(), indent=2, ensure_ascii=False) + "\n",
-        ".zenodo.json": json.dumps(zenodo(), indent=2, ensure_ascii=False) + "\n",
+        "codemeta.json": json_text(codemeta()),
+        ".zenodo.json": json_text(zenodo()),
     }
 
 
