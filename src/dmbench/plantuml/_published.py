@@ -11,15 +11,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
 
-BENCHMARK = "Automated-DomainModel-Benchmark"
-METRICS = "domainModel-Metrics-Comparison"
+from dmbench.candidates.base import CANDIDATES as _CANDIDATES
+from dmbench.sources.pins import BENCHMARK_REPO as BENCHMARK
+from dmbench.sources.pins import METRICS_REPO as METRICS
+from dmbench.sources.records import DATASETS as _DATASETS
+from dmbench.sources.records import UPSTREAM_DATASETS as DATASETS
 
-CORPORA = {
-    "ds1": f"{BENCHMARK}/Data/data-source-1/kaiser_clean.json",
-    "ds2": f"{BENCHMARK}/Data/data-source-2/reference_clean.json",
-}
-DATASETS = {"kaiser_clean": "ds1", "reference_clean": "ds2"}
-CANDIDATES = {"zenodo_zero_shot": "chen", "kaiser_zero_shot": "calamo", "rule_based": "rule_based"}
+CORPORA = {d.name: f"{BENCHMARK}/{d.source_path}" for d in _DATASETS.values()}
+CANDIDATES = {info.upstream_name: name for name, info in _CANDIDATES.items()}
 RUNS_DIR = f"{BENCHMARK}/Workflow/Results/runs"
 STUDY_39 = f"{METRICS}/data/combined-data.json"
 REFERENCE = "reference"

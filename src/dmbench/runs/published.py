@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from dmbench.candidates.base import CANDIDATES
 from dmbench.errors import SourceError
 from dmbench.metrics import PUBLISHED_METRIC
 from dmbench.runs.scores import ScoreRow, write_scores
@@ -25,11 +26,7 @@ from dmbench.sources import (
 )
 from dmbench.sources.records import UPSTREAM_DATASETS, BenchmarkRecord
 
-CANDIDATE_NAMES = {
-    "rule_based": "rule_based",
-    "zenodo_zero_shot": "chen",
-    "kaiser_zero_shot": "calamo",
-}
+CANDIDATE_NAMES = {info.upstream_name: name for name, info in CANDIDATES.items()}
 CANONICAL_MODELS = {None, "glm-5.1:cloud", "kimi-k2.6:cloud"}
 
 # Spec B.1/C.1: the candidates were rebuilt with only some settings, so the HTTP timeout was the
@@ -97,7 +94,7 @@ def _import_one(
     package_dir: Path,
     by_upstream: dict[tuple[str, str], BenchmarkRecord],
 ) -> str:
-    label = f"{pin.relpath}"
+    label = pin.relpath
     try:
         candidate = CANDIDATE_NAMES[artifact["candidate"]]
         dataset = UPSTREAM_DATASETS[artifact["dataset"]]
