@@ -1,7 +1,8 @@
-"""Options several commands share, defined once so their help and defaults agree."""
+"""What several commands share (options, elapsed time), defined once so they read alike."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import click
@@ -33,3 +34,8 @@ metric_option = click.option(
     help="metrik-4 reads PlantUML as the published scores did (compat reading); "
     "metrik-4-standard as PlantUML means it (standard reading).",
 )
+
+
+def elapsed(started: float) -> str:
+    """Seconds since ``started`` (a ``time.perf_counter()``) as every command reports them."""
+    return f"{time.perf_counter() - started:.1f} s"

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from dmbench import paths
-from dmbench.cli._options import package_option, sources_option
+from dmbench.cli._options import elapsed, package_option, sources_option
 from dmbench.reproduce import reproduce as run_pipeline
 
 
@@ -48,7 +48,7 @@ def reproduce(
         click.echo(f"[{stage.name:<8}] {stage.seconds:6.1f} s  {stage.summary}")
         if not stage.ok:
             failed = stage.name
-    click.echo(f"total {time.perf_counter() - started:.1f} s")
+    click.echo(f"total {elapsed(started)}")
     if failed:
         raise click.ClickException(f"stage {failed} failed; see its report above")
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from dmbench import paths
-from dmbench.cli._options import metric_option, package_option
+from dmbench.cli._options import elapsed, metric_option, package_option
 from dmbench.runs.scoring import score_runs
 from dmbench.runs.verify import verify as verify_package
 from dmbench.tables import SCORE_SOURCES
@@ -26,10 +26,6 @@ workers_option = click.option(
 
 def _split(values: tuple[str, ...]) -> list[str]:
     return [item for value in values for item in value.replace(",", " ").split()]
-
-
-def _elapsed(started: float) -> str:
-    return f"{time.perf_counter() - started:.1f} s"
 
 
 @click.command()
@@ -94,10 +90,10 @@ def tables(fmt: str, out: Path, metric: str, source: str, package_dir: Path | No
         )
     if fmt == "json":
         click.echo(json.dumps(table.records(), indent=2, ensure_ascii=False))
-        click.echo(f"tables ({_elapsed(started)})", err=True)
+        click.echo(f"tables ({elapsed(started)})", err=True)
         return
     written = write_tables(table, out)
-    click.echo(f"wrote {len(written)} files to {out} ({_elapsed(started)})")
+    click.echo(f"wrote {len(written)} files to {out} ({elapsed(started)})")
 
 
 @click.command()
@@ -126,7 +122,7 @@ def errata(out: Path, package_dir: Path | None) -> None:
     """Write the errata: the paper's Table 1 claims and the scoring facts, measured from data."""
     started = time.perf_counter()
     path = write_errata(paths.package_dir(package_dir), out)
-    click.echo(f"wrote {path} ({_elapsed(started)})")
+    click.echo(f"wrote {path} ({elapsed(started)})")
 
 
 COMMANDS = [score, tables, verify, errata]

@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from dmbench import paths
-from dmbench.cli._options import package_option, sources_option
+from dmbench.cli._options import elapsed, package_option, sources_option
 from dmbench.package import build as build_package
 from dmbench.package import validate_package
 from dmbench.package.metadata import write_metadata
@@ -51,7 +51,7 @@ def build(sources_dir: Path | None, package_dir: Path | None) -> None:
     click.echo(
         f"built {result.package_dir / 'datapackage.json'}: {result.records} records, "
         f"{result.runs_imported} published runs, {result.runs_carried_over} generated runs kept "
-        f"({time.perf_counter() - started:.1f} s)"
+        f"({elapsed(started)})"
     )
 
 
