@@ -83,11 +83,6 @@ class Diagram:
     def all_class_names(self) -> tuple[str, ...]:
         return tuple(sorted({c.name for c in self.classes} | set(self.implicit_classes)))
 
-    @property
-    def all_enum_names(self) -> tuple[str, ...]:
-        nested = {e.name for c in self.classes for e in c.nested_enums}
-        return tuple(sorted({e.name for e in self.enums} | nested))
-
     def is_valid(self) -> bool:
         """The upstream ``isValidParsedModel``: unique names, no relationship to an unknown class."""
         names = [c.name for c in self.classes]

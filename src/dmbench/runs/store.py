@@ -27,7 +27,6 @@ from dmbench.runs.jsonl import json_line, read_rows
 RUNS_DIR = "runs"
 RUN_FILE = "run.json"
 OUTPUTS_FILE = "outputs.jsonl"
-RUN_ID_PATTERN = re.compile(r"^[a-z_]+__[A-Za-z0-9_.-]+__[a-z0-9_-]+__run[0-9]+(__[0-9a-f]{8})?$")
 
 
 def now_utc() -> str:
