@@ -108,15 +108,20 @@ class FakeOllama:
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (a timeout test): nothing left to answer
 
-            def _record(self) -> bytes:
+            def _record(self) -> bytes | None:
+                """The request body, kept; None when the client died before sending all of it
+                (a SIGKILLed generate), which is then neither kept nor answered."""
                 length = int(self.headers.get("Content-Length") or 0)
                 body = self.rfile.read(length)
+                if len(body) < length:
+                    return None
                 with fake._lock:
                     fake.requests.append((self.command, self.path, body))
                 return body
 
             def do_GET(self) -> None:
-                self._record()
+                if self._record() is None:
+                    return
                 if self.path == "/api/version":
                     self._send(200, {"version": fake.version})
                 elif self.path == "/api/tags":
@@ -126,7 +131,10 @@ class FakeOllama:
                     self._send(404, {"error": "not found"})
 
             def do_POST(self) -> None:
-                body = json.loads(self._record() or b"{}")
+                raw = self._record()
+                if raw is None:
+                    return
+                body = json.loads(raw or b"{}")
                 if self.path == "/api/show":
                     name = body.get("model", "")
                     if name not in fake.models and f"{name}:latest" not in fake.models:

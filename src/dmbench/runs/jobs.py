@@ -68,17 +68,19 @@ def generate_dataset_runs(
     from dmbench.package import load_records
     from dmbench.package.build import refresh
     from dmbench.package.descriptor import DESCRIPTOR
+    from dmbench.package.lock import package_lock
 
     check_ready(candidate)
     done: list[Run] = []
-    for name in _datasets(dataset):
-        records = [Record(r.record_id, r.text) for r in load_records(package_dir, name)]
-        for run_index in range(1, runs + 1):
-            run = generate_run(package_dir, candidate, name, run_index, records, on_output)
-            _check_run_file(run)
-            done.append(run)
-    if (Path(package_dir) / DESCRIPTOR).is_file():
-        refresh(package_dir)
+    with package_lock(package_dir):
+        for name in _datasets(dataset):
+            records = [Record(r.record_id, r.text) for r in load_records(package_dir, name)]
+            for run_index in range(1, runs + 1):
+                run = generate_run(package_dir, candidate, name, run_index, records, on_output)
+                _check_run_file(run)
+                done.append(run)
+        if (Path(package_dir) / DESCRIPTOR).is_file():
+            refresh(package_dir)
     return done
 
 

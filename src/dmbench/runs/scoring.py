@@ -21,6 +21,7 @@ from pathlib import Path
 from dmbench.errors import PackageError
 from dmbench.metrics import DEFAULT_METRIC, score_benchmark_many
 from dmbench.package import load_records, refresh
+from dmbench.package.lock import package_lock
 from dmbench.runs.scores import ScoreRow, replace_scores
 from dmbench.runs.store import Run, list_runs
 
@@ -101,11 +102,12 @@ def score_runs(
 ) -> ScoringResult:
     """Recompute and store the scores of the named runs (all by default), then refresh tables."""
     started = time.perf_counter()
-    runs = select_runs(package_dir, run_ids)
-    rescored = rescore(package_dir, runs, metric, workers)
-    for run in runs:
-        replace_scores(run.path, rescored.rows[run.info.run_id])
-    refresh(package_dir)
+    with package_lock(package_dir):
+        runs = select_runs(package_dir, run_ids)
+        rescored = rescore(package_dir, runs, metric, workers)
+        for run in runs:
+            replace_scores(run.path, rescored.rows[run.info.run_id])
+        refresh(package_dir)
     all_rows = [row for rows in rescored.rows.values() for row in rows]
     return ScoringResult(
         metric=metric,

@@ -111,6 +111,7 @@ class Run:
     def __init__(self, path: Path, info: RunInfo) -> None:
         self.path = path
         self.info = info
+        self._stored: set[str] | None = None  # ids on disk, read once, then kept up to date
 
     @property
     def outputs_path(self) -> Path:
@@ -123,15 +124,20 @@ class Run:
         return {row.record_id for row in self.outputs()}
 
     def append(self, row: OutputRow) -> None:
-        if row.record_id in self.completed_ids():
+        """Store one finished record: one appended line, on disk before this returns."""
+        if self._stored is None:
+            self._stored = self.completed_ids()
+        if row.record_id in self._stored:
             raise PackageError(f"{self.outputs_path}: record {row.record_id!r} is already stored")
-        data = row.to_json_line().encode("utf-8")
+        data = memoryview(row.to_json_line().encode("utf-8"))
         fd = os.open(self.outputs_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         try:
-            os.write(fd, data)
+            while data:
+                data = data[os.write(fd, data) :]
             os.fsync(fd)
         finally:
             os.close(fd)
+        self._stored.add(row.record_id)
 
     def save_info(self) -> None:
         atomic.write_json(self.path / RUN_FILE, self.info.to_dict())
