@@ -305,7 +305,7 @@ def test_records_mode_uses_the_workers_and_keeps_input_order(fake_ollama, tmp_pa
         with lock:
             active[0] += 1
             peak[0] = max(peak[0], active[0])
-        time.sleep(0.05 * (6 - number))
+        time.sleep(0.15 * (6 - number))  # long enough that three overlap on a busy machine
         with lock:
             active[0] -= 1
         return diagram_reply(body)
