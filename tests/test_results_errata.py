@@ -2,7 +2,8 @@
 
 The regression file ``tests/test_results_errata/test_errata_document.md`` comes from
 ``.venv/bin/pytest tests/test_results_errata.py --force-regen``; ``docs/errata.md`` from
-``dmbench build && dmbench errata`` (the test below fails when it is stale).
+``dmbench reproduce`` (build, score both metrics, errata; the test below fails when it is
+stale).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from results_support import built_package
+from results_support import built_package, standard_scored_package
 
 from dmbench.cli import main
 from dmbench.tables.errata import CLAIMS, check_claims, errata_markdown, load_corpus, round_half_up
@@ -22,7 +23,7 @@ DOCS_ERRATA = Path(__file__).resolve().parents[1] / "docs" / "errata.md"
 
 @pytest.fixture(scope="module")
 def document() -> str:
-    return errata_markdown(built_package())
+    return errata_markdown(standard_scored_package())
 
 
 @pytest.fixture(scope="module")
@@ -44,7 +45,7 @@ def test_command_writes_the_document(tmp_path: Path, document: str) -> None:
     """``dmbench errata --out`` writes the same text and reports its time."""
     out = tmp_path / "errata.md"
     result = CliRunner().invoke(
-        main, ["errata", "--out", str(out), "--package", str(built_package())]
+        main, ["errata", "--out", str(out), "--package", str(standard_scored_package())]
     )
     assert result.exit_code == 0, result.output
     assert out.read_text("utf-8") == document

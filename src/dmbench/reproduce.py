@@ -14,7 +14,13 @@ from pathlib import Path
 
 from dmbench import paths
 from dmbench.errors import MissingPrerequisiteError, SourceError
-from dmbench.metrics import DEFAULT_METRIC, download_nltk_data, require_nltk_data
+from dmbench.metrics import (
+    DEFAULT_METRIC,
+    METRICS,
+    STANDARD_METRIC,
+    download_nltk_data,
+    require_nltk_data,
+)
 from dmbench.package import build, validate_package
 from dmbench.runs.scoring import score_runs
 from dmbench.runs.verify import verify
@@ -90,12 +96,17 @@ def reproduce(
         return report.ok, summary, report.render()
 
     def do_score() -> tuple[bool, str, str]:
-        result = score_runs(package_dir, DEFAULT_METRIC, None, workers)
-        return True, f"{result.records} outputs of {result.runs} runs ({result.metric})", ""
+        results = [score_runs(package_dir, m, None, workers) for m in METRICS]
+        summary = ", ".join(f"{r.metric}: {r.records} outputs of {r.runs} runs" for r in results)
+        return True, summary, ""
 
     def do_tables() -> tuple[bool, str, str]:
         written = write_tables(build_tables(package_dir, DEFAULT_METRIC, "published"), results_dir)
-        return True, f"{len(written)} files in {results_dir}", ""
+        standard_dir = results_dir / STANDARD_METRIC
+        written += write_tables(
+            build_tables(package_dir, STANDARD_METRIC, "recomputed"), standard_dir
+        )
+        return True, f"{len(written)} files in {results_dir} and {standard_dir}", ""
 
     def do_errata() -> tuple[bool, str, str]:
         return True, str(write_errata(package_dir, errata_path)), ""

@@ -19,6 +19,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
 from dmbench import atomic
+from dmbench.metrics import PUBLISHED_METRIC, STANDARD_METRIC
 from dmbench.package import load_records
 from dmbench.plantuml import READINGS, Relationship, parse
 from dmbench.plantuml.model import RELATIONSHIP_KINDS
@@ -32,6 +33,7 @@ from dmbench.tables.facts import (
     scoring_facts,
 )
 from dmbench.tables.render import markdown_table
+from dmbench.tables.results import ELEMENTS, results_tables
 
 SPEC_SECTION = "the behaviour specification (`upstream-behaviour.md`, section B.5)"
 SPEC_CUT_CALLS = (214, 747)
@@ -409,6 +411,48 @@ def _dropped_section(facts: ScoringFacts) -> list[str]:
     return lines + markdown_table(header, rows, "llllrrrr") + [""] + note
 
 
+def _standard_metric_section(package_dir: Path) -> list[str]:
+    """Tables 2-3 once more with metrik-4 over the standard reading: what the quirks cost."""
+    lines = [
+        "### 2.5 What the compat reading costs in scores",
+        "",
+        "The same metric over what PlantUML means (`metrik-4-standard`: the standard reading",
+        "instead of metrik-4's parser), on the canonical runs; medians over the three runs of",
+        "the per-run mean, as in Tables 2-3.",
+        "",
+    ]
+    published = {
+        (r.dataset, r.candidate, r.model): r
+        for r in results_tables(package_dir, PUBLISHED_METRIC, "published")
+        if r.canonical
+    }
+    standard = {
+        (r.dataset, r.candidate, r.model): r
+        for r in results_tables(package_dir, STANDARD_METRIC, "recomputed")
+        if r.canonical
+    }
+    if not standard:
+        return lines + [
+            f"Not measured in this package: run `dmbench score --metric {STANDARD_METRIC}`.",
+            "",
+        ]
+    rows = []
+    for key, paper in published.items():
+        other = standard.get(key)
+        if other is None:
+            continue
+        rows.append(
+            [key[1], key[2] or "–", key[0]]
+            + [
+                f"{paper.median[e]:.3f} → {other.median[e]:.3f} "
+                f"({round(other.median[e] - paper.median[e], 3) + 0.0:+.3f})"
+                for e in ELEMENTS
+            ]
+        )
+    header = ["Candidate", "LLM", "Dataset", "Class", "Attribute", "Association"]
+    return lines + markdown_table(header, rows, "lllrrr") + [""]
+
+
 def _cuts_section(facts: ScoringFacts) -> list[str]:
     chen = [g for g in facts.groups if g.candidate == "chen"]
     calamo = [g for g in facts.groups if g.candidate == "calamo"]
@@ -474,6 +518,7 @@ def errata_markdown(package_dir: Path) -> str:
         *_rejected_section(facts),
         *_dropped_section(facts),
         *_cuts_section(facts),
+        *_standard_metric_section(package_dir),
     ]
     return "\n".join(lines).rstrip() + "\n"
 
