@@ -14,9 +14,9 @@ from pathlib import Path
 from dmbench import atomic, paths
 from dmbench.errors import SourceError
 from dmbench.hashing import sha256_bytes
+from dmbench.sources.pins import BENCHMARK_REPO, pinned
 
 PROMPTS_DIR = "prompts"
-UPSTREAM_REPO = "Automated-DomainModel-Benchmark"
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,7 +25,11 @@ class PromptFile:
     upstream_path: str
     role: str
     candidate: str
-    sha256: str
+
+    @property
+    def sha256(self) -> str:
+        """The hash pinned for the upstream file in ``sources/pins.json``, the one list of them."""
+        return pinned(f"{BENCHMARK_REPO}/{self.upstream_path}").sha256
 
 
 _CHEN = "Candidates/AutomatedDomainModelling_zenodo/zero_shot"
@@ -37,28 +41,24 @@ PROMPTS: dict[str, PromptFile] = {
             f"{_CHEN}/prompt_system.txt",
             "stage 1 system message",
             "chen",
-            "84b9da791394ef0206cbe780097c2df570ca95d4a218aadfd3910d08dce297f2",
         ),
         PromptFile(
             "chen_task.txt",
             f"{_CHEN}/prompt_task.txt",
             "stage 1 first user turn (DSL format instruction)",
             "chen",
-            "39f08c6392656579e3376d4df91aac71ec782a21e17a4a5db2a62c9f6cfe3cbe",
         ),
         PromptFile(
             "chen_translate.txt",
             f"{_CHEN}/prompt_translate.txt",
             "stage 2 system message (DSL to PlantUML translator)",
             "chen",
-            "43f5fe76b0878188580051578d9f3fccc87e1b97d06af812aa4d7acf3fb74206",
         ),
         PromptFile(
             "calamo_system.txt",
             "Candidates/text2uml-kaiser/zero_shot/prompt.txt",
             "system message",
             "calamo",
-            "0478a0862e548a10071f002b831abe8dcf451e066e2c1d62ed23577951c4caa9",
         ),
     )
 }
@@ -68,7 +68,7 @@ def _candidates_paths(root: Path, prompt: PromptFile) -> list[Path]:
     """A package directory, a sources directory, or the benchmark repository itself."""
     return [
         root / PROMPTS_DIR / prompt.name,
-        root / UPSTREAM_REPO / prompt.upstream_path,
+        root / BENCHMARK_REPO / prompt.upstream_path,
         root / prompt.upstream_path,
     ]
 
