@@ -7,8 +7,9 @@ from pathlib import Path
 
 import click
 
-from dmbench import paths
+from dmbench import atomic, paths
 from dmbench.cli._options import sources_option
+from dmbench.errors import SourceError
 from dmbench.plantuml import READINGS, ParseError
 from dmbench.plantuml import parse as parse_text
 from dmbench.plantuml._published import output_rows, reference_rows
@@ -129,15 +130,14 @@ def quirks(sources_dir: Path | None, out_dir: Path) -> None:
     sources = sources_dir or paths.default_sources_dir()
     try:
         rows = [*reference_rows(sources), *output_rows(sources)]
-    except (OSError, KeyError, ValueError) as exc:
+    except (OSError, KeyError, ValueError, SourceError) as exc:
         raise click.ClickException(
             f"cannot read the upstream files under {sources} ({exc}); try --sources DIR"
         ) from None
     records = quirk_cost(rows)
-    out_dir.mkdir(parents=True, exist_ok=True)
     markdown = to_markdown(records)
-    (out_dir / "quirk_cost.csv").write_text(to_csv(records), encoding="utf-8")
-    (out_dir / "quirk_cost.md").write_text(markdown, encoding="utf-8")
+    atomic.write_text(out_dir / "quirk_cost.csv", to_csv(records))
+    atomic.write_text(out_dir / "quirk_cost.md", markdown)
     click.echo(markdown, nl=False)
     click.echo(f"wrote {out_dir / 'quirk_cost.csv'} and {out_dir / 'quirk_cost.md'}")
 
