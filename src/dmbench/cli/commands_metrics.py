@@ -9,13 +9,12 @@ import click
 
 from dmbench.cli._options import metric_option
 from dmbench.metrics import (
+    SCORE_NAMES,
     download_nltk_data,
     explain,
     score_benchmark_many,
 )
 from dmbench.plantuml import ParseError
-
-_SCORE_KEYS = ("class_score", "attribute_score", "association_score")
 
 
 @click.command("score-pair")
@@ -31,7 +30,7 @@ def score_pair(reference: Path, generated: Path, metric: str, show_all: bool) ->
         raise click.ClickException(str(exc)) from None
     result = explanation.to_dict()
     if not show_all:
-        result = {key: result[key] for key in _SCORE_KEYS}
+        result = {key: result[key] for key in SCORE_NAMES}
     click.echo(json.dumps(result, indent=2, ensure_ascii=False))
 
 

@@ -13,7 +13,7 @@ import multiprocessing.context
 import sys
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 
 from dmbench.errors import DmbenchError
 from dmbench.metrics._wordsim import word_similarity
@@ -31,6 +31,10 @@ class Scores:
 
     def to_dict(self) -> dict[str, float]:
         return asdict(self)
+
+
+SCORE_NAMES: tuple[str, ...] = tuple(f.name for f in fields(Scores))
+"""The three published scores, in the order the paper prints them."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,12 +25,13 @@ from typing import Any
 
 from dmbench.errors import PackageError
 from dmbench.metrics import PUBLISHED_METRIC as METRIC
+from dmbench.metrics import SCORE_NAMES
 from dmbench.runs.scores import ScoreRow, read_scores
 from dmbench.runs.scoring import rescore, select_runs
 from dmbench.runs.store import Run
 
 TOLERANCE = 1e-9
-ELEMENTS = ("class_score", "attribute_score", "association_score")
+ELEMENTS = SCORE_NAMES
 SUMMARY_FLOATS = ("mean", "std", "median", "mad")
 SUMMARY_COUNTS = ("n", "failed")
 BUCKET_EDGES = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0001)
