@@ -15,8 +15,8 @@ from pathlib import Path
 
 from dmbench.metrics import STANDARD_METRIC
 from dmbench.package import build
-from dmbench.runs.scoring import score_runs
 from dmbench.runs.verify import VerifyReport, verify
+from dmbench.workflows import score_runs
 
 UPSTREAM = Path(__file__).resolve().parents[2] / "shared" / "upstream"
 

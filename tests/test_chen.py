@@ -14,8 +14,8 @@ import pytest
 from fake_ollama import DIGEST, MODEL, VERSION, Reply, wire_string
 
 from dmbench.candidates import Record, get_candidate
-from dmbench.candidates.prompts import PROMPTS, load_prompt
 from dmbench.plantuml import validate
+from dmbench.sources.prompts import PROMPTS, load_prompt
 
 UPSTREAM = Path(__file__).resolve().parents[2] / "shared" / "upstream"
 DS1 = UPSTREAM / "Automated-DomainModel-Benchmark/Data/data-source-1/kaiser_clean.json"

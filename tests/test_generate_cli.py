@@ -80,7 +80,9 @@ class TestDatasetRuns:
     def test_without_a_package_says_to_build(self, tmp_path):
         result = _rule_based(tmp_path, "ds1")
         assert result.exit_code == 1
-        assert "run `dmbench build` first" in result.output
+        assert "not a dmbench data package (no data/records.csv)" in result.output
+        assert "`dmbench build` makes one" in result.output
+        assert list(tmp_path.iterdir()) == []
 
 
 class TestOwnRecords:

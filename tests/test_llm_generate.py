@@ -287,7 +287,7 @@ def test_a_dead_host_is_dropped_and_no_live_host_fails_the_run(
 
 def prompts_only(tmp_path: Path) -> Path:
     """A package folder with just the prompts: enough for --records with an LLM candidate."""
-    from dmbench.candidates.prompts import install_prompts
+    from dmbench.sources.prompts import install_prompts
 
     install_prompts(UPSTREAM, tmp_path / "pkg")
     return tmp_path / "pkg"

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from dmbench.candidates.prompts import PROMPTS, install_prompts, load_prompt, load_prompts
-from dmbench.errors import SourceError
+from dmbench.errors import SourceError, UnknownNameError
+from dmbench.sources.prompts import PROMPTS, install_prompts, load_prompt, load_prompts
 
 UPSTREAM = Path(__file__).resolve().parents[2] / "shared" / "upstream"
 BENCHMARK = UPSTREAM / "Automated-DomainModel-Benchmark"
@@ -62,7 +62,7 @@ class TestLoader:
         """A missing file says how to get it; an unknown name lists the known ones."""
         with pytest.raises(SourceError, match="dmbench build"):
             load_prompt(tmp_path, "calamo_system.txt")
-        with pytest.raises(SourceError, match="known: calamo_system.txt"):
+        with pytest.raises(UnknownNameError, match="known: calamo_system.txt"):
             load_prompt(UPSTREAM, "nope.txt")
 
     def test_load_prompts_returns_texts_and_hashes(self):

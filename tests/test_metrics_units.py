@@ -7,7 +7,7 @@ import itertools
 import numpy as np
 import pytest
 
-from dmbench.errors import MissingPrerequisiteError
+from dmbench.errors import MissingPrerequisiteError, UnknownNameError
 from dmbench.metrics import (
     EMPTY_GENERATED_MODEL,
     METRICS,
@@ -220,8 +220,8 @@ class TestRegistry:
         }
 
     def test_unknown_metric(self):
-        """An unknown name is a ValueError listing the known ones."""
-        with pytest.raises(ValueError, match="metrik-4, metrik-4-standard"):
+        """An unknown name is an UnknownNameError (a LookupError) listing the known ones."""
+        with pytest.raises(UnknownNameError, match="metrik-4, metrik-4-standard"):
             get_metric("metrik-9")
 
     def test_standard_reading_keeps_what_compat_drops(self):

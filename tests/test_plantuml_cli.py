@@ -13,14 +13,14 @@ from conftest import read_jsonl
 from dmbench.cli import main
 from dmbench.cli.commands_plantuml import COMMANDS
 from dmbench.plantuml import parse
-from dmbench.plantuml._published import (
+from dmbench.plantuml._quirks import quirk_cost, row_cost, to_csv
+from dmbench.sources.published import (
     DiagramRow,
     output_rows,
     reference_rows,
     run_references,
     study_texts,
 )
-from dmbench.plantuml._quirks import quirk_cost, row_cost, to_csv
 
 DIAGRAM = '@startuml\nclass Book {\n  title : String\n}\nBook "1" -- "*" Page\n@enduml\n'
 
@@ -184,7 +184,8 @@ class TestQuirksCommand:
         """A wrong --sources gives a hint, not a traceback."""
         result = CliRunner().invoke(main, ["quirks", "--sources", str(tmp_path / "nowhere")])
         assert result.exit_code == 1
-        assert "try --sources DIR" in result.output
+        assert result.output.count("\n") == 1
+        assert "try `dmbench sources fetch` or --sources DIR" in result.output
 
 
 class TestQuirkCost:

@@ -17,7 +17,7 @@ from dmbench.plantuml import (
     validate,
 )
 from dmbench.plantuml._emit import EXTENSIONS, VALIDATOR_REJECTS, outside_canonical_form
-from dmbench.plantuml._published import output_rows, reference_rows, study_texts
+from dmbench.sources.published import output_rows, reference_rows, study_texts
 
 
 class TestCanonicalText:

@@ -13,7 +13,7 @@ import pytest
 from conftest import read_jsonl
 
 from dmbench.plantuml import ParseError, parse, validate
-from dmbench.plantuml._published import (
+from dmbench.sources.published import (
     output_rows,
     reference_rows,
     run_references,

@@ -15,10 +15,10 @@ import textwrap
 import pytest
 from conftest import UPSTREAM
 
-from dmbench.candidates.prompts import load_prompt
 from dmbench.plantuml import ParseError, parse, validate
 from dmbench.plantuml._grammar import terminal
 from dmbench.plantuml._validator import BLOCKLIST
+from dmbench.sources.prompts import load_prompt
 
 PROMPT = load_prompt(UPSTREAM, "chen_translate.txt")
 

@@ -20,7 +20,7 @@ from dmbench.plantuml import (
     parse,
     validate,
 )
-from dmbench.plantuml._published import output_rows, reference_rows
+from dmbench.sources.published import output_rows, reference_rows
 
 UPSTREAM = Path(__file__).resolve().parents[2] / "shared" / "upstream"
 CORPUS = sorted({r.text for r in [*reference_rows(UPSTREAM), *output_rows(UPSTREAM)]})

@@ -7,6 +7,7 @@ from importlib import resources
 
 import pytest
 
+from dmbench.errors import UnknownNameError
 from dmbench.plantuml import (
     Attribute,
     Class,
@@ -142,8 +143,8 @@ class TestErrors:
             read(body)
 
     def test_unknown_reading(self):
-        """A typo in the reading name is a plain ValueError naming both readings."""
-        with pytest.raises(ValueError, match="compat, standard"):
+        """A typo in the reading name is an UnknownNameError naming both readings."""
+        with pytest.raises(UnknownNameError, match="compat, standard"):
             parse("@startuml\n@enduml", "strict")
 
 

@@ -9,12 +9,12 @@ from click.testing import CliRunner
 from results_support import copy_package
 
 from dmbench.cli import main
-from dmbench.errors import PackageError
+from dmbench.errors import UnknownNameError
 from dmbench.package import validate_package
 from dmbench.runs.scores import read_scores
-from dmbench.runs.scoring import score_runs
 from dmbench.runs.store import list_runs
 from dmbench.tables import results_tables
+from dmbench.workflows import score_runs
 
 RULE_BASED_DS2 = [f"rule_based__no-llm__ds2__run{i}" for i in (1, 2, 3)]
 CALAMO_KIMI_DS1 = "calamo__kimi-k2.6_cloud__ds1__run1"
@@ -158,5 +158,5 @@ class TestCommand:
     def test_library_rejects_unknown_runs(self, tmp_path: Path) -> None:
         """The library raises the same error the command prints."""
         package = copy_package(tmp_path / "package")
-        with pytest.raises(PackageError, match="unknown run id"):
+        with pytest.raises(UnknownNameError, match="unknown run id"):
             score_runs(package, run_ids=["nope"])

@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from results_support import built_package, copy_package
 
 from dmbench.cli import main
-from dmbench.errors import PackageError
+from dmbench.errors import PackageError, UnknownNameError
 from dmbench.package import refresh
 from dmbench.runs.scores import ScoreRow, write_scores
 from dmbench.runs.store import OutputRow, RunInfo, list_runs, open_run
@@ -119,7 +119,7 @@ class TestScoreSource:
     def test_unknown_source_is_an_error(self, package: Path) -> None:
         """A misspelt score source is refused."""
         run = list_runs(package)[0]
-        with pytest.raises(PackageError, match="unknown score source"):
+        with pytest.raises(UnknownNameError, match="unknown score source"):
             select_scores(run, "metrik-4", "newest")
 
     def test_generated_runs_get_their_own_rows(self, tmp_path: Path) -> None:

@@ -1,3 +1,43 @@
-"""dmbench: a reproducible benchmark for automated domain modelling."""
+"""dmbench: a reproducible benchmark for automated domain modelling.
 
-__version__ = "0.1.0"
+The public API (see the README's "Python API")::
+
+    import dmbench
+    package = dmbench.Package(".")      # records(), runs(), outputs(), scores(), validate(), ...
+    dmbench.parse(text)                 # PlantUML -> Diagram, as the published metric read it
+    dmbench.score_pair(reference, generated)
+
+``Package``, ``parse`` and ``score_pair`` are loaded on first use (PEP 562), so that importing
+one stage (``import dmbench.plantuml``) does not also load pandas, frictionless, the LLM client
+and spaCy, which the package API needs.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from dmbench._version import __version__
+from dmbench.errors import DmbenchError, ParseError, UnknownNameError
+
+_API = ("Package", "parse", "score_pair")
+
+__all__ = [
+    "DmbenchError",
+    "Package",
+    "ParseError",
+    "UnknownNameError",
+    "__version__",
+    "parse",
+    "score_pair",
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _API:
+        return getattr(importlib.import_module("dmbench.api"), name)
+    raise AttributeError(f"module 'dmbench' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -7,7 +7,7 @@ import subprocess
 from functools import cache
 from pathlib import Path
 
-from dmbench import __version__
+from dmbench._version import __version__
 
 
 @cache

@@ -22,11 +22,11 @@ from dmbench.metrics import (
     require_nltk_data,
 )
 from dmbench.package import build, validate_package
-from dmbench.runs.scoring import score_runs
 from dmbench.runs.verify import verify
 from dmbench.sources import fetch, pinned_files, verify_all
 from dmbench.tables.errata import write_errata
 from dmbench.tables.render import build_tables, write_tables
+from dmbench.workflows import score_runs
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import Any
 
 from dmbench.candidates.base import CandidateOutput, Record, register
-from dmbench.candidates.prompts import load_prompts
 from dmbench.llm.candidate import CUT, LLMCandidate, Outcome, extract_plantuml
 from dmbench.llm.client import ChatError
 from dmbench.plantuml import validate
+from dmbench.sources.prompts import load_prompts
 
 PROMPT_NAMES = ("calamo_system.txt",)
 USER_TEMPLATE = "Transform into plant uml this specification text: {nlt}"

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import click
 
-from dmbench import __version__
+from dmbench._version import __version__
+from dmbench.cli import (
+    commands_generate,
+    commands_metrics,
+    commands_plantuml,
+    commands_reproduce,
+    commands_results,
+    commands_sources,
+)
 from dmbench.cli._errors import DmbenchGroup
 
 
@@ -14,26 +22,13 @@ def main() -> None:
     """Reproduce, extend and validate the dmbench domain-modelling benchmark."""
 
 
-def _register() -> None:
-    from dmbench.cli import (
-        commands_generate,
-        commands_metrics,
-        commands_plantuml,
-        commands_reproduce,
-        commands_results,
-        commands_sources,
-    )
-
-    for module in (
-        commands_sources,
-        commands_generate,
-        commands_plantuml,
-        commands_metrics,
-        commands_results,
-        commands_reproduce,
-    ):
-        for command in module.COMMANDS:
-            main.add_command(command)
-
-
-_register()
+for _module in (
+    commands_sources,
+    commands_generate,
+    commands_plantuml,
+    commands_metrics,
+    commands_results,
+    commands_reproduce,
+):
+    for _command in _module.COMMANDS:
+        main.add_command(_command)

@@ -1,4 +1,7 @@
-"""One place where library errors become one-line CLI messages, never tracebacks."""
+"""The one place where library errors become one-line CLI messages, never tracebacks.
+
+Only ``DmbenchError`` is translated: any other exception is a bug, and keeps its traceback.
+"""
 
 from __future__ import annotations
 
@@ -12,4 +15,4 @@ class DmbenchGroup(click.Group):
         try:
             return super().invoke(ctx)
         except DmbenchError as exc:
-            raise click.ClickException(str(exc)) from exc
+            raise click.ClickException(exc.one_line()) from exc

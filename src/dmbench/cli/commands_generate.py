@@ -12,15 +12,12 @@ import click
 
 from dmbench import paths
 from dmbench.candidates import CANDIDATES, get_candidate
-from dmbench.candidates.prompts import PROMPTS_DIR
 from dmbench.cli._options import package_option
 from dmbench.llm import CACHE_DIR
-from dmbench.runs.jobs import (
-    DATASET_CHOICES,
-    generate_dataset_runs,
-    generate_records,
-    read_records_file,
-)
+from dmbench.runs.jobs import generate_records, read_records_file
+from dmbench.sources.prompts import PROMPTS_DIR
+from dmbench.sources.records import DATASET_CHOICES
+from dmbench.workflows import generate_dataset_runs
 
 
 @click.command()

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from dmbench import inputs
 from dmbench.cli._options import metric_option
 from dmbench.metrics import (
     SCORE_NAMES,
@@ -14,7 +15,6 @@ from dmbench.metrics import (
     explain,
     score_benchmark_many,
 )
-from dmbench.plantuml import ParseError
 
 
 @click.command("score-pair")
@@ -24,10 +24,7 @@ from dmbench.plantuml import ParseError
 @click.option("--explain", "show_all", is_flag=True, help="Also print every intermediate.")
 def score_pair(reference: Path, generated: Path, metric: str, show_all: bool) -> None:
     """Score GENERATED against REFERENCE (two PlantUML files) and print the scores as JSON."""
-    try:
-        explanation = explain(_read(reference), _read(generated), metric)
-    except (ParseError, ValueError) as exc:
-        raise click.ClickException(str(exc)) from None
+    explanation = explain(inputs.read_text(reference), inputs.read_text(generated), metric)
     result = explanation.to_dict()
     if not show_all:
         result = {key: result[key] for key in SCORE_NAMES}
@@ -50,18 +47,10 @@ def score_pair(reference: Path, generated: Path, metric: str, show_all: bool) ->
 )
 def score_pairs(jsonl: Path, metric: str, workers: int | None) -> None:
     """Score many pairs in the benchmark view: a failed pair is 0/0/0 with its error."""
-    ids, pairs = [], []
-    for number, line in enumerate(_read(jsonl).splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-            ids.append(record["id"])
-            pairs.append((record["reference"], record["generated"]))
-        except (ValueError, KeyError, TypeError):
-            raise click.ClickException(
-                f'{jsonl}:{number}: expected a JSON object with "id", "reference" and "generated"'
-            ) from None
+    fields = {"id": object, "reference": str, "generated": str}
+    records = [record for _number, record in inputs.json_objects(jsonl, fields)]
+    ids = [record["id"] for record in records]
+    pairs = [(record["reference"], record["generated"]) for record in records]
     for item_id, score in zip(ids, score_benchmark_many(pairs, metric, workers), strict=True):
         click.echo(json.dumps({"id": item_id, **score.to_dict()}, ensure_ascii=False))
 
@@ -80,14 +69,6 @@ def setup(nltk_dir: Path | None) -> None:
         click.echo(f"downloaded NLTK data: {', '.join(downloaded)}")
     else:
         click.echo("NLTK data already present")
-
-
-def _read(path: Path) -> str:
-    """The file's exact text: no newline translation, so a diagram is scored as stored."""
-    try:
-        return path.read_bytes().decode("utf-8")
-    except OSError as exc:
-        raise click.ClickException(f"cannot read {path}: {exc.strerror}") from None
 
 
 COMMANDS = [score_pair, score_pairs, setup]

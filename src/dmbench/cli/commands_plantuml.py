@@ -7,13 +7,13 @@ from pathlib import Path
 
 import click
 
-from dmbench import atomic, paths
+from dmbench import atomic, inputs, paths
 from dmbench.cli._options import sources_option
-from dmbench.errors import SourceError
+from dmbench.errors import InputError
 from dmbench.plantuml import READINGS, ParseError
 from dmbench.plantuml import parse as parse_text
-from dmbench.plantuml._published import output_rows, reference_rows
 from dmbench.plantuml._quirks import quirk_cost, to_csv, to_markdown
+from dmbench.sources.published import output_rows, reference_rows
 
 reading_option = click.option(
     "--reading",
@@ -22,9 +22,6 @@ reading_option = click.option(
     show_default=True,
     help="compat = exactly as metrik-4's parser reads it; standard = as PlantUML means it.",
 )
-
-
-STDIN = "-"
 
 
 @click.command("parse")
@@ -47,62 +44,25 @@ def parse(file: Path | None, jsonl: Path | None, reading: str) -> None:
     if (file is None) == (jsonl is None):
         raise click.UsageError("give either FILE or --jsonl IN.jsonl")
     if jsonl is not None:
-        for line in _batch(_read_bytes(jsonl), reading, _name(jsonl)):
+        for line in _batch(jsonl, reading):
             click.echo(line)
         return
     assert file is not None
-    text = _decode(_read_bytes(file), _name(file))
     try:
-        diagram = parse_text(text, reading)
+        diagram = parse_text(inputs.read_text(file), reading)
     except ParseError as exc:
         # The position is printed once, in the file:line:column form editors understand.
-        raise click.ClickException(
-            f"{_name(file)}:{exc.line}:{exc.column}: {exc.reason}"
-        ) from None
+        where = f"{inputs.display_name(file)}:{exc.line}:{exc.column}"
+        raise InputError(f"{where}: {exc.reason}") from None
     click.echo(json.dumps(diagram.to_dict(), indent=2, ensure_ascii=False))
 
 
-def _name(path: Path) -> str:
-    return "<stdin>" if str(path) == STDIN else str(path)
-
-
-def _read_bytes(path: Path) -> bytes:
-    if str(path) == STDIN:
-        with click.open_file(STDIN, "rb") as stream:
-            return stream.read()
-    try:
-        return path.read_bytes()
-    except OSError as exc:
-        raise click.ClickException(f"cannot read {path}: {exc.strerror or exc}") from None
-
-
-def _decode(data: bytes, name: str, line: int | None = None) -> str:
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        where = name if line is None else f"{name}:{line}"
-        raise click.ClickException(
-            f"{where}: not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})"
-        ) from None
-
-
-def _batch(data: bytes, reading: str, source: str):
+def _batch(jsonl: Path, reading: str):
     """One output line per input line; a diagram that fails to parse is a result, not a stop."""
-    for number, raw in enumerate(data.splitlines(), start=1):
-        line = _decode(raw, source, number)
-        if not line.strip():
-            continue
+    for _number, record in inputs.json_objects(jsonl, {"id": object, "text": str}):
+        item_id = record["id"]
         try:
-            record = json.loads(line)
-            item_id, item_text = record["id"], record["text"]
-            if not isinstance(item_text, str):
-                raise TypeError
-        except (ValueError, KeyError, TypeError):
-            raise click.ClickException(
-                f'{source}:{number}: expected a JSON object with "id" and "text"'
-            ) from None
-        try:
-            diagram = parse_text(item_text, reading)
+            diagram = parse_text(record["text"], reading)
         except ParseError as exc:
             result = {"id": item_id, "ok": False, "error": str(exc), "valid": False}
         else:
@@ -128,12 +88,7 @@ def _batch(data: bytes, reading: str, source: str):
 def quirks(sources_dir: Path | None, out_dir: Path) -> None:
     """Tabulate what the compat reading loses against the standard one, per dataset/candidate."""
     sources = sources_dir or paths.default_sources_dir()
-    try:
-        rows = [*reference_rows(sources), *output_rows(sources)]
-    except (OSError, KeyError, ValueError, SourceError) as exc:
-        raise click.ClickException(
-            f"cannot read the upstream files under {sources} ({exc}); try --sources DIR"
-        ) from None
+    rows = [*reference_rows(sources), *output_rows(sources)]
     records = quirk_cost(rows)
     markdown = to_markdown(records)
     atomic.write_text(out_dir / "quirk_cost.csv", to_csv(records))

@@ -9,12 +9,12 @@ from pathlib import Path
 import click
 
 from dmbench import paths
+from dmbench.api import Package
 from dmbench.cli._options import elapsed, metric_option, package_option
-from dmbench.runs.scoring import score_runs
-from dmbench.runs.verify import verify as verify_package
+from dmbench.package import require_package
 from dmbench.tables import SCORE_SOURCES
 from dmbench.tables.errata import write_errata
-from dmbench.tables.render import build_tables, write_tables
+from dmbench.tables.render import write_tables
 
 workers_option = click.option(
     "--workers",
@@ -43,7 +43,7 @@ def score(
     metric: str, run_ids: tuple[str, ...], workers: int | None, package_dir: Path | None
 ) -> None:
     """Recompute per-record scores from the stored outputs and store them as `recomputed`."""
-    result = score_runs(paths.package_dir(package_dir), metric, _split(run_ids), workers)
+    result = Package(paths.package_dir(package_dir)).score(metric, _split(run_ids), workers)
     click.echo(
         f"scored {result.records} outputs of {result.runs} runs with {result.metric} "
         f"({result.distinct_pairs} distinct pairs, {result.errors} scored 0/0/0 with an error) "
@@ -81,7 +81,7 @@ def score(
 def tables(fmt: str, out: Path, metric: str, source: str, package_dir: Path | None) -> None:
     """Rebuild Table 1 (the corpora, both readings) and Tables 2-3 (scores per candidate, LLM)."""
     started = time.perf_counter()
-    table = build_tables(paths.package_dir(package_dir), metric, source)
+    table = Package(paths.package_dir(package_dir)).tables(metric, source)
     if table.unscored:
         click.echo(
             f"note: {len(table.unscored)} run(s) without {source} {metric} scores left out "
@@ -102,7 +102,7 @@ def tables(fmt: str, out: Path, metric: str, source: str, package_dir: Path | No
 @package_option
 def verify(workers: int | None, as_json: bool, package_dir: Path | None) -> None:
     """Re-score every published record and re-derive every run summary; exit 1 on a mismatch."""
-    report = verify_package(paths.package_dir(package_dir), workers=workers)
+    report = Package(paths.package_dir(package_dir)).verify(workers)
     click.echo(json.dumps(report.to_dict(), indent=2) if as_json else report.render())
     click.echo(f"verify ({report.seconds:.1f} s)", err=as_json)
     if not report.ok:
@@ -121,7 +121,7 @@ def verify(workers: int | None, as_json: bool, package_dir: Path | None) -> None
 def errata(out: Path, package_dir: Path | None) -> None:
     """Write the errata: the paper's Table 1 claims and the scoring facts, measured from data."""
     started = time.perf_counter()
-    path = write_errata(paths.package_dir(package_dir), out)
+    path = write_errata(require_package(paths.package_dir(package_dir)), out)
     click.echo(f"wrote {path} ({elapsed(started)})")
 
 

@@ -9,9 +9,9 @@ from pathlib import Path
 import click
 
 from dmbench import paths
+from dmbench.api import Package
 from dmbench.cli._options import elapsed, package_option, sources_option
-from dmbench.package import build as build_package
-from dmbench.package import validate_package
+from dmbench.package.descriptor import DESCRIPTOR
 from dmbench.package.metadata import write_metadata
 from dmbench.sources import DEFAULT_BASE_URL, fetch
 
@@ -46,8 +46,7 @@ def sources_fetch(cache: Path | None, base_url: str) -> None:
 def build(sources_dir: Path | None, package_dir: Path | None) -> None:
     """Build the data package from the pinned sources (all or nothing)."""
     started = time.perf_counter()
-    package_dir = paths.package_dir(package_dir)
-    result = build_package(package_dir, sources_dir or paths.default_sources_dir(package_dir))
+    result = Package(paths.package_dir(package_dir)).build(sources_dir)
     click.echo(
         f"built {result.package_dir / 'datapackage.json'}: {result.records} records, "
         f"{result.runs_imported} published runs, {result.runs_carried_over} generated runs kept "
@@ -58,12 +57,18 @@ def build(sources_dir: Path | None, package_dir: Path | None) -> None:
 @click.command()
 @click.argument("path", type=click.Path(path_type=Path), required=False)
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
-def validate(path: Path | None, as_json: bool) -> None:
-    """Validate the package (frictionless plus dmbench's own checks); exit 1 if invalid."""
-    target = paths.package_dir(path)
-    if target.name == "datapackage.json":
+@package_option
+def validate(path: Path | None, as_json: bool, package_dir: Path | None) -> None:
+    """Validate the package (frictionless plus dmbench's own checks); exit 1 if invalid.
+
+    PATH (the package folder or its datapackage.json) and --package DIR say the same thing.
+    """
+    if path is not None and package_dir is not None:
+        raise click.UsageError("give the package as PATH or as --package DIR, not both")
+    target = paths.package_dir(path or package_dir)
+    if target.name == DESCRIPTOR:
         target = target.parent
-    report = validate_package(target)
+    report = Package(target).validate()
     click.echo(json.dumps(report.to_dict(), indent=2) if as_json else report.render())
     if not report.valid:
         raise SystemExit(1)

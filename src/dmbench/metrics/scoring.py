@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, fields
 
-from dmbench.errors import DmbenchError
+from dmbench.errors import MetricError, MissingPrerequisiteError, UnknownNameError
 from dmbench.metrics._wordsim import word_similarity
 from dmbench.metrics.metrik4 import Explanation, compare
 from dmbench.plantuml import parse
@@ -59,13 +59,13 @@ class Metric:
     description: str
 
     def explain(self, reference: str, generated: str) -> Explanation:
-        """All intermediates; raises ``ParseError`` or ``ValueError`` as upstream does."""
+        """All intermediates; raises ``ParseError`` or ``MetricError`` (both ``ValueError``)."""
         reference_model = parse(reference, self.reading)
         generated_model = parse(generated, self.reading)
         if not reference_model.is_valid():
-            raise ValueError("Invalid reference model")
+            raise MetricError("Invalid reference model")
         if not generated_model.is_valid():
-            raise ValueError("Invalid generated model")
+            raise MetricError("Invalid generated model")
         return compare(reference_model, generated_model)
 
     def compute(self, reference: str, generated: str) -> Scores:
@@ -95,7 +95,8 @@ def get_metric(name: str) -> Metric:
     try:
         return METRICS[name]
     except KeyError:
-        raise ValueError(f"unknown metric {name!r}; choose one of {', '.join(METRICS)}") from None
+        choices = ", ".join(METRICS)
+        raise UnknownNameError(f"unknown metric {name!r}; choose one of {choices}") from None
 
 
 def compute(reference: str, generated: str, metric: str = DEFAULT_METRIC) -> Scores:
@@ -118,7 +119,7 @@ def score_benchmark(reference: str, generated: str, metric: str = DEFAULT_METRIC
         return BenchmarkScore(0.0, 0.0, 0.0, EMPTY_GENERATED_MODEL)
     try:
         scores = chosen.compute(reference, generated)
-    except DmbenchError:
+    except MissingPrerequisiteError:
         raise
     except Exception as exc:  # noqa: BLE001 - upstream records any metric failure as data
         return BenchmarkScore(0.0, 0.0, 0.0, str(exc))

@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from dmbench.candidates.prompts import install_prompts
 from dmbench.errors import PackageError
 from dmbench.package.descriptor import (
     DESCRIPTOR,
@@ -31,6 +30,7 @@ from dmbench.package.validate import validate_package
 from dmbench.runs.published import import_published_runs
 from dmbench.runs.store import OUTPUTS_FILE, RUN_FILE, RUNS_DIR, cut_torn_tail
 from dmbench.sources import read_verified, repositories, verify_all
+from dmbench.sources.prompts import install_prompts
 from dmbench.sources.records import (
     RECORDS_PATH,
     load_records,

@@ -14,11 +14,11 @@ from pathlib import Path
 from typing import Any
 
 from dmbench import atomic
-from dmbench.candidates.prompts import PROMPTS, PROMPTS_DIR
 from dmbench.csvio import write_csv
 from dmbench.hashing import file_sha256
 from dmbench.package.metadata import package_header
 from dmbench.package.tables import OUTPUTS_PATH, RUNS_PATH, SCORES_PATH
+from dmbench.sources.prompts import PROMPTS, PROMPTS_DIR
 
 DESCRIPTOR = "datapackage.json"
 SCHEMAS_DIR = "schemas"

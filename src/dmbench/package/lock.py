@@ -1,5 +1,8 @@
 """One writer at a time: build, score and generate hold an exclusive lock on the package.
 
+The folder must exist (``dmbench.package.folder`` checks it is a package first): taking the
+lock never creates one.
+
 Without it a build could swap in a copy of a run while a concurrent ``generate`` appends to the
 original, and the appended records would be lost.
 """
@@ -20,7 +23,6 @@ LOCK_FILE = ".dmbench-lock"
 @contextmanager
 def package_lock(package_dir: Path) -> Iterator[None]:
     path = Path(package_dir) / LOCK_FILE
-    path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     try:
         try:

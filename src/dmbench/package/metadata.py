@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from dmbench import __version__
+from dmbench._version import __version__
 from dmbench.atomic import json_text
 from dmbench.sources import BENCHMARK_REPO, METRICS_REPO, repository
 

@@ -68,8 +68,10 @@ def _run_row(run: Run, outputs: list[OutputRow]) -> dict[str, Any]:
     }
 
 
-def run_tables(package_dir: Path, record_order: Mapping[str, int]) -> dict[str, str]:
-    """The CSV text of runs.csv, outputs.csv and scores.csv as ``runs/`` defines them."""
+def run_table_rows(
+    package_dir: Path, record_order: Mapping[str, int]
+) -> dict[str, list[dict[str, Any]]]:
+    """The rows of runs.csv, outputs.csv and scores.csv as ``runs/`` defines them, typed."""
     run_rows = []
     outputs = []
     scores = []
@@ -94,11 +96,16 @@ def run_tables(package_dir: Path, record_order: Mapping[str, int]) -> dict[str, 
             key=lambda s: (record_order[s.record_id], s.metric, origin_order.get(s.origin, 2)),
         )
         scores.extend({name: getattr(s, name) for name in SCORE_FIELDS} for s in run_scores)
-    return {
-        RUNS_PATH: csv_text(RUN_FIELDS, run_rows),
-        OUTPUTS_PATH: csv_text(OUTPUT_FIELDS, outputs),
-        SCORES_PATH: csv_text(SCORE_FIELDS, scores),
-    }
+    return {RUNS_PATH: run_rows, OUTPUTS_PATH: outputs, SCORES_PATH: scores}
+
+
+TABLE_FIELDS = {RUNS_PATH: RUN_FIELDS, OUTPUTS_PATH: OUTPUT_FIELDS, SCORES_PATH: SCORE_FIELDS}
+
+
+def run_tables(package_dir: Path, record_order: Mapping[str, int]) -> dict[str, str]:
+    """The CSV text of runs.csv, outputs.csv and scores.csv as ``runs/`` defines them."""
+    rows = run_table_rows(package_dir, record_order)
+    return {path: csv_text(TABLE_FIELDS[path], rows[path]) for path in TABLE_FIELDS}
 
 
 def write_run_tables(package_dir: Path, record_order: Mapping[str, int]) -> None:

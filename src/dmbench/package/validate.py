@@ -30,6 +30,7 @@ from dmbench.package.descriptor import (
     listed_files,
 )
 from dmbench.package.tables import run_tables
+from dmbench.plantuml import READINGS, ParseError, parse
 from dmbench.runs.store import RUN_FILE, RUNS_DIR
 from dmbench.sources.records import DATASETS, RECORDS_PATH
 
@@ -87,8 +88,10 @@ class Report:
 def _frictionless(package_dir: Path, report: Report) -> None:
     from frictionless import Package, system
 
+    # frictionless joins basepath and a relative descriptor path, so it is given absolute paths.
+    base = package_dir.resolve()
     with system.use_context(trusted=False):
-        result = Package(str(package_dir / DESCRIPTOR), basepath=str(package_dir)).validate()
+        result = Package(str(base / DESCRIPTOR), basepath=str(base)).validate()
     for error in result.errors:
         report.add(f"frictionless:{error.type}", error.message, DESCRIPTOR)
     for task in result.tasks:
@@ -192,10 +195,8 @@ def _tables(package_dir: Path, report: Report) -> None:
     foreign("scores", ("run_id", "record_id"), "outputs", ("run_id", "record_id"))
     report.checks.append("unique keys, record counts, content hashes, foreign keys")
 
-    from dmbench.plantuml import ParseError, parse
-
     for line, row in tables["records"]:
-        for reading in ("compat", "standard"):
+        for reading in READINGS:
             try:
                 parse(row["reference"], reading)
             except ParseError as exc:

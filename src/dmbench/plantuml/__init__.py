@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+from dmbench.errors import UnknownNameError
 from dmbench.plantuml._compat import parse_compat
 from dmbench.plantuml._emit import emit
 from dmbench.plantuml._errors import ParseError
@@ -23,7 +24,7 @@ def parse(text: str, reading: str = "standard") -> Diagram:
         return parse_compat(text)
     if reading == "standard":
         return parse_standard(text)
-    raise ValueError(f"unknown reading {reading!r}; choose one of {', '.join(READINGS)}")
+    raise UnknownNameError(f"unknown reading {reading!r}; choose one of {', '.join(READINGS)}")
 
 
 __all__ = [

@@ -21,9 +21,9 @@ from typing import NamedTuple
 
 from dmbench.plantuml._compat import parse_compat
 from dmbench.plantuml._errors import ParseError
-from dmbench.plantuml._published import DiagramRow
 from dmbench.plantuml._standard import parse_standard
 from dmbench.plantuml.model import Diagram, Relationship
+from dmbench.sources.published import DiagramRow
 
 
 class Quirk(NamedTuple):

@@ -8,7 +8,8 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any
 
-from dmbench import __version__, atomic
+from dmbench import atomic
+from dmbench._version import __version__
 from dmbench.candidates.base import Candidate, CandidateOutput, Record, generate_many
 from dmbench.errors import PackageError
 from dmbench.hashing import sha256_text

@@ -1,25 +1,22 @@
-"""What ``dmbench generate`` does, as library calls: runs into the package, or records to stdout.
+"""``dmbench generate --records`` as library calls: a user's records in, one row per record out.
 
 Kept apart from the command so that a notebook can do the same, and so that options a candidate
-needs (models, workers, hosts) only change how the candidate is built, not this flow.
+needs (models, workers, hosts) only change how the candidate is built, not this flow. Runs on
+the benchmark datasets are stored in the package by ``dmbench.workflows``.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
-from pathlib import Path
 from typing import IO, Any
 
 from dmbench.candidates.base import Candidate, CandidateOutput, Record
-from dmbench.errors import DmbenchError, MissingPrerequisiteError, PackageError
-from dmbench.runs.generate import Progress, generate_run, iter_outputs
-from dmbench.runs.store import RUN_FILE, Run
-
-DATASET_CHOICES = ("ds1", "ds2", "all")
+from dmbench.errors import InputError, MissingPrerequisiteError
+from dmbench.runs.generate import iter_outputs
 
 
-class RecordsFileError(DmbenchError, ValueError):
+class RecordsFileError(InputError):
     """A ``--records`` file line is not a JSON object with string ``id`` and ``text``."""
 
     def __init__(self, source: str, line: int, problem: str) -> None:
@@ -34,54 +31,6 @@ def check_ready(candidate: Candidate) -> None:
     problem = check() if check is not None else None
     if problem:
         raise MissingPrerequisiteError(problem)
-
-
-def _datasets(dataset: str) -> list[str]:
-    if dataset not in DATASET_CHOICES:
-        choices = ", ".join(DATASET_CHOICES)
-        raise PackageError(f"unknown dataset {dataset!r}; choose one of {choices}")
-    return ["ds1", "ds2"] if dataset == "all" else [dataset]
-
-
-def _check_run_file(run: Run) -> None:
-    """The run must satisfy the package's run schema, as ``dmbench validate`` will demand."""
-    from dmbench.package.validate import run_json_validator
-
-    data = json.loads((run.path / RUN_FILE).read_text("utf-8"))
-    errors = sorted(run_json_validator().iter_errors(data), key=str)
-    if errors:
-        raise PackageError(f"{run.path / RUN_FILE}: {errors[0].message}")
-
-
-def generate_dataset_runs(
-    package_dir: Path,
-    candidate: Candidate,
-    dataset: str,
-    runs: int = 1,
-    on_output: Progress | None = None,
-) -> list[Run]:
-    """Runs 1..``runs`` of ``candidate`` on each dataset, resumed where stored.
-
-    A built package (one with ``datapackage.json``) gets its tables and descriptor re-derived so
-    that the new runs are part of it; a folder holding only ``data/records.csv`` just gets runs.
-    """
-    from dmbench.package import load_records
-    from dmbench.package.build import refresh
-    from dmbench.package.descriptor import DESCRIPTOR
-    from dmbench.package.lock import package_lock
-
-    check_ready(candidate)
-    done: list[Run] = []
-    with package_lock(package_dir):
-        for name in _datasets(dataset):
-            records = [Record(r.record_id, r.text) for r in load_records(package_dir, name)]
-            for run_index in range(1, runs + 1):
-                run = generate_run(package_dir, candidate, name, run_index, records, on_output)
-                _check_run_file(run)
-                done.append(run)
-        if (Path(package_dir) / DESCRIPTOR).is_file():
-            refresh(package_dir)
-    return done
 
 
 def read_records_file(handle: IO[str], source: str = "<records>") -> list[Record]:

@@ -1,4 +1,4 @@
-"""Import the 42 published upstream run artifacts into the run store.
+"""Import the published upstream run artifacts (read by ``dmbench.sources``) into the run store.
 
 Each artifact becomes ``runs/<run_id>/`` with ``run.json`` (candidate under its dmbench name,
 the settings as they *took effect*, the recorded ones beside them, the upstream file and hash,
@@ -8,25 +8,18 @@ the published summary), ``outputs.jsonl`` (the generated PlantUML byte-exact) an
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-from dmbench.candidates.base import CANDIDATES
 from dmbench.errors import SourceError
 from dmbench.metrics import PUBLISHED_METRIC
 from dmbench.runs.scores import ScoreRow, write_scores
 from dmbench.runs.store import RUNS_DIR, OutputRow, RunInfo, make_run_id, open_run
-from dmbench.sources import (
-    BENCHMARK_REPO,
-    PinnedFile,
-    pinned_files,
-    read_verified,
-    repository,
-)
+from dmbench.sources import BENCHMARK_REPO, PinnedFile, repository
+from dmbench.sources.published import CANDIDATES as CANDIDATE_NAMES
+from dmbench.sources.published import published_runs
 from dmbench.sources.records import UPSTREAM_DATASETS, BenchmarkRecord
 
-CANDIDATE_NAMES = {info.upstream_name: name for name, info in CANDIDATES.items()}
 CANONICAL_MODELS = {None, "glm-5.1:cloud", "kimi-k2.6:cloud"}
 
 # Spec B.1/C.1: the candidates were rebuilt with only some settings, so the HTTP timeout was the
@@ -69,23 +62,13 @@ def effective_settings(candidate: str, model: str | None) -> dict[str, Any]:
     return settings
 
 
-def published_run_pins() -> list[PinnedFile]:
-    return [p for p in pinned_files() if p.role == "published-run"]
-
-
 def import_published_runs(
     sources_dir: Path, package_dir: Path, records: list[BenchmarkRecord]
 ) -> list[str]:
     """Import every published artifact; return the run ids."""
     by_upstream = {(r.upstream_dataset, r.upstream_id): r for r in records}
-    parsed = []
-    for pin in published_run_pins():
-        artifact = json.loads(read_verified(sources_dir, pin).decode("utf-8"))
-        parsed.append((pin, artifact))
-    imported = []
-    for pin, artifact in parsed:
-        imported.append(_import_one(pin, artifact, package_dir, by_upstream))
-    return imported
+    parsed = published_runs(sources_dir)
+    return [_import_one(pin, artifact, package_dir, by_upstream) for pin, artifact in parsed]
 
 
 def _import_one(

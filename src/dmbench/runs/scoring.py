@@ -1,39 +1,25 @@
-"""``dmbench score``: recompute a run's per-record scores from its stored outputs.
+"""Scores recomputed from a run's stored outputs: pure, nothing is stored here.
 
 The rules that turn an output into three numbers (an empty generation scores 0/0/0 with
 ``empty_generated_model``, a metric error 0/0/0 with its message, a failed record that kept a
 repaired diagram is scored like any other) are the benchmark view of the metric and live in
-``dmbench.metrics``; this module only decides *what* is scored and stores the result. The same
-(reference, generated) pair occurs in many runs (rule_based's three runs are identical, LLMs
-repeat themselves), so each distinct pair is scored once.
-
-Recomputed rows are stored beside the published ones with origin ``recomputed`` (never over
-them), so the package keeps both and ``dmbench verify`` can compare them.
+``dmbench.metrics``; this module only decides *what* is scored. The same (reference, generated)
+pair occurs in many runs (rule_based's three runs are identical, LLMs repeat themselves), so each
+distinct pair is scored once. ``dmbench.workflows`` stores the rows (origin ``recomputed``,
+beside the published ones, never over them) under the package lock.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from dmbench.errors import PackageError
+from dmbench.errors import UnknownNameError
 from dmbench.metrics import DEFAULT_METRIC, score_benchmark_many
-from dmbench.package import load_records, refresh
-from dmbench.package.lock import package_lock
-from dmbench.runs.scores import ScoreRow, replace_scores
+from dmbench.runs.scores import ScoreRow
 from dmbench.runs.store import Run, list_runs
-
-
-@dataclass(frozen=True, slots=True)
-class ScoringResult:
-    metric: str
-    runs: int
-    records: int
-    distinct_pairs: int
-    errors: int
-    seconds: float
+from dmbench.sources.records import BenchmarkRecord
 
 
 def select_runs(package_dir: Path, run_ids: Sequence[str] | None = None) -> list[Run]:
@@ -44,8 +30,9 @@ def select_runs(package_dir: Path, run_ids: Sequence[str] | None = None) -> list
     by_id = {run.info.run_id: run for run in runs}
     unknown = [r for r in run_ids if r not in by_id]
     if unknown:
-        raise PackageError(
-            f"unknown run id(s): {', '.join(unknown)}; `dmbench tables` or data/runs.csv list them"
+        raise UnknownNameError(
+            f"unknown run id(s): {', '.join(unknown)}",
+            hint="`dmbench tables` or data/runs.csv list them",
         )
     return [by_id[r] for r in dict.fromkeys(run_ids)]
 
@@ -58,13 +45,13 @@ class Rescored:
 
 
 def rescore(
-    package_dir: Path,
+    records: Sequence[BenchmarkRecord],
     runs: Sequence[Run],
     metric: str = DEFAULT_METRIC,
     workers: int | None = None,
 ) -> Rescored:
     """Score every output of ``runs`` with ``metric``, each distinct pair once; store nothing."""
-    references = {r.record_id: r.reference for r in load_records(package_dir)}
+    references = {r.record_id: r.reference for r in records}
     outputs = {run.info.run_id: run.outputs() for run in runs}
     pairs = list(
         dict.fromkeys(
@@ -92,28 +79,3 @@ def rescore(
                 )
             )
     return Rescored(result, len(pairs))
-
-
-def score_runs(
-    package_dir: Path,
-    metric: str = DEFAULT_METRIC,
-    run_ids: Sequence[str] | None = None,
-    workers: int | None = None,
-) -> ScoringResult:
-    """Recompute and store the scores of the named runs (all by default), then refresh tables."""
-    started = time.perf_counter()
-    with package_lock(package_dir):
-        runs = select_runs(package_dir, run_ids)
-        rescored = rescore(package_dir, runs, metric, workers)
-        for run in runs:
-            replace_scores(run.path, rescored.rows[run.info.run_id])
-        refresh(package_dir)
-    all_rows = [row for rows in rescored.rows.values() for row in rows]
-    return ScoringResult(
-        metric=metric,
-        runs=len(runs),
-        records=len(all_rows),
-        distinct_pairs=rescored.distinct_pairs,
-        errors=sum(row.error is not None for row in all_rows),
-        seconds=time.perf_counter() - started,
-    )

@@ -29,6 +29,7 @@ from dmbench.metrics import SCORE_NAMES
 from dmbench.runs.scores import ScoreRow, read_scores
 from dmbench.runs.scoring import rescore, select_runs
 from dmbench.runs.store import Run
+from dmbench.sources.records import load_records
 
 TOLERANCE = 1e-9
 ELEMENTS = SCORE_NAMES
@@ -322,7 +323,7 @@ def verify(
     runs = [r for r in select_runs(package_dir, run_ids) if r.info.origin == "published"]
     if not runs:
         raise PackageError("no published runs to verify; run `dmbench build` first")
-    rescored = rescore(package_dir, runs, METRIC, workers)
+    rescored = rescore(load_records(package_dir), runs, METRIC, workers)
     checks = []
     for run in runs:
         published = [

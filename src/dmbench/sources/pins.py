@@ -8,7 +8,7 @@ from functools import cache
 from importlib import resources
 from pathlib import Path
 
-from dmbench.errors import SourceError
+from dmbench.errors import SourceError, UnknownNameError
 from dmbench.hashing import sha256_bytes
 
 BENCHMARK_REPO = "Automated-DomainModel-Benchmark"
@@ -68,14 +68,14 @@ def repository(name: str) -> Repository:
     for repo in repositories():
         if repo.name == name:
             return repo
-    raise KeyError(name)
+    raise UnknownNameError(f"no pinned repository {name!r}")
 
 
 def pinned(relpath: str) -> PinnedFile:
     for pin in pinned_files():
         if pin.relpath == relpath:
             return pin
-    raise KeyError(relpath)
+    raise UnknownNameError(f"no pinned file {relpath!r}")
 
 
 def read_verified(sources_dir: Path, pin: PinnedFile) -> bytes:

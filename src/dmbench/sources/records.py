@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dmbench.csvio import read_csv, write_csv
-from dmbench.errors import PackageError
+from dmbench.errors import PackageError, UnknownNameError
 from dmbench.hashing import sha256_text
 from dmbench.sources.pins import (
     BENCHMARK_REPO,
@@ -36,6 +36,9 @@ DATASETS: dict[str, Dataset] = {
     "ds2": Dataset("ds2", "reference_clean", "Data/data-source-2/reference_clean.json", 8),
 }
 UPSTREAM_DATASETS = {d.upstream_name: d.name for d in DATASETS.values()}
+ALL_DATASETS = "all"
+DATASET_CHOICES = (*DATASETS, ALL_DATASETS)
+"""What ``--dataset`` accepts: each dataset, or ``all`` of them."""
 
 RECORDS_PATH = "data/records.csv"
 RECORD_FIELDS = (
@@ -134,9 +137,11 @@ def read_records(path: Path) -> list[BenchmarkRecord]:
     return records
 
 
-def load_records(package_dir: Path, dataset: str = "all") -> list[BenchmarkRecord]:
+def load_records(package_dir: Path, dataset: str = ALL_DATASETS) -> list[BenchmarkRecord]:
     """The package's records of one dataset (``ds1``, ``ds2``) or ``all``, in run order."""
-    if dataset != "all" and dataset not in DATASETS:
-        raise PackageError(f"unknown dataset {dataset!r}; choose ds1, ds2 or all")
+    if dataset not in DATASET_CHOICES:
+        raise UnknownNameError(
+            f"unknown dataset {dataset!r}; choose one of {', '.join(DATASET_CHOICES)}"
+        )
     records = read_records(Path(package_dir) / RECORDS_PATH)
-    return [r for r in records if dataset == "all" or r.dataset == dataset]
+    return [r for r in records if dataset in (ALL_DATASETS, r.dataset)]

@@ -22,7 +22,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from dmbench.errors import PackageError
+from dmbench.errors import PackageError, UnknownNameError
 from dmbench.metrics import DEFAULT_METRIC, EMPTY_GENERATED_MODEL
 from dmbench.runs.scores import ScoreRow, read_scores
 from dmbench.runs.store import Run, list_runs
@@ -158,7 +158,7 @@ def select_scores(run: Run, metric: str, source: str) -> tuple[str, list[ScoreRo
     uses only dmbench's rows.
     """
     if source not in SCORE_SOURCES:
-        raise PackageError(f"unknown score source {source!r}; choose one of {SCORE_SOURCES}")
+        raise UnknownNameError(f"unknown score source {source!r}; choose one of {SCORE_SOURCES}")
     rows = [r for r in read_scores(run.path) if r.metric == metric]
     order = ("published", "recomputed") if source == "published" else ("recomputed",)
     for origin in order:

@@ -1,8 +1,8 @@
-"""Every PlantUML string upstream published, as (id, dataset, candidate, text) rows.
+"""The upstream artifacts: the published run files, and every PlantUML string in them.
 
-The quirk-cost table and the parity tests read the mirrored upstream files through this one
-place, each checked against its pinned sha256 like every other upstream input; a later version
-can feed the same rows from the built data package instead.
+The build, the quirk-cost table and the parity tests read the mirrored upstream files through
+this one place, each checked against its pinned sha256 like every other upstream input. The
+upstream names of the candidates are mapped to dmbench's here, once.
 """
 
 from __future__ import annotations
@@ -10,17 +10,21 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
-from dmbench.candidates.base import CANDIDATES as _CANDIDATES
 from dmbench.sources.pins import BENCHMARK_REPO as BENCHMARK
 from dmbench.sources.pins import METRICS_REPO as METRICS
-from dmbench.sources.pins import pinned, pinned_files, read_verified
+from dmbench.sources.pins import PinnedFile, pinned, pinned_files, read_verified
 from dmbench.sources.records import DATASETS as _DATASETS
 from dmbench.sources.records import UPSTREAM_DATASETS as DATASETS
 
+CANDIDATES = {
+    "rule_based": "rule_based",
+    "zenodo_zero_shot": "chen",
+    "kaiser_zero_shot": "calamo",
+}
+"""Upstream candidate name -> dmbench candidate name (the one place both names meet)."""
 CORPORA = {d.name: f"{BENCHMARK}/{d.source_path}" for d in _DATASETS.values()}
-CANDIDATES = {info.upstream_name: name for name, info in _CANDIDATES.items()}
 STUDY_39 = f"{METRICS}/data/combined-data.json"
 REFERENCE = "reference"
 
@@ -39,11 +43,19 @@ def reference_rows(sources: Path) -> Iterator[DiagramRow]:
             yield DiagramRow(record["id"], dataset, REFERENCE, record["puml"])
 
 
+def published_run_pins() -> list[PinnedFile]:
+    return [p for p in pinned_files() if p.role == "published-run"]
+
+
+def published_runs(sources: Path) -> list[tuple[PinnedFile, dict[str, Any]]]:
+    """(pin, parsed artifact) of every published run, each file checked before it is parsed."""
+    return [(pin, json.loads(read_verified(sources, pin))) for pin in published_run_pins()]
+
+
 def _run_files(sources: Path) -> Iterator[tuple[str, dict]]:
     """(file name, artifact) of every published run, in file-name order."""
-    pins = sorted((p for p in pinned_files() if p.role == "published-run"), key=lambda p: p.path)
-    for pin in pins:
-        yield Path(pin.path).name, json.loads(read_verified(sources, pin))
+    for pin, artifact in sorted(published_runs(sources), key=lambda item: item[0].path):
+        yield Path(pin.path).name, artifact
 
 
 def output_rows(sources: Path) -> Iterator[DiagramRow]:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dmbench import atomic, paths
-from dmbench.errors import SourceError
+from dmbench.errors import SourceError, UnknownNameError
 from dmbench.hashing import sha256_bytes
 from dmbench.sources.pins import BENCHMARK_REPO, pinned
 
@@ -75,7 +75,7 @@ def _candidates_paths(root: Path, prompt: PromptFile) -> list[Path]:
 
 def load_prompt_bytes(root: Path, name: str) -> bytes:
     if name not in PROMPTS:
-        raise SourceError(f"unknown prompt {name!r}; known: {', '.join(sorted(PROMPTS))}")
+        raise UnknownNameError(f"unknown prompt {name!r}; known: {', '.join(sorted(PROMPTS))}")
     prompt = PROMPTS[name]
     for path in _candidates_paths(Path(root), prompt):
         if path.is_file():

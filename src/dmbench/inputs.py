@@ -1,0 +1,68 @@
+"""Files a user hands to a command (PlantUML, JSON lines): read exactly, refused clearly.
+
+Every problem is an ``InputError`` naming the file and, for JSON lines, the line, so that the
+command line prints one line instead of a traceback and a notebook gets a ``ValueError``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from dmbench.errors import InputError
+
+STDIN = "-"
+
+
+def display_name(path: Path | str) -> str:
+    return "<stdin>" if str(path) == STDIN else str(path)
+
+
+def read_bytes(path: Path | str) -> bytes:
+    """The file's bytes (``-`` reads stdin)."""
+    if str(path) == STDIN:
+        return sys.stdin.buffer.read()
+    try:
+        return Path(path).read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+def decode(data: bytes, name: str, line: int | None = None) -> str:
+    """UTF-8 text with no newline translation, so a diagram is read as stored."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        where = name if line is None else f"{name}:{line}"
+        raise InputError(
+            f"{where}: not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})"
+        ) from None
+
+
+def read_text(path: Path | str) -> str:
+    return decode(read_bytes(path), display_name(path))
+
+
+def json_objects(path: Path | str, fields: dict[str, type]) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, object) of each non-blank line, each holding ``fields`` of those types.
+
+    ``object`` as a type only asks that the field be there (ids may be numbers or strings).
+    """
+    name = display_name(path)
+    wanted = " and ".join(", ".join(f'"{f}"' for f in fields).rsplit(", ", 1))
+    for number, raw in enumerate(read_bytes(path).splitlines(), start=1):
+        line = decode(raw, name, number)
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{name}:{number}: not JSON ({exc.msg})") from None
+        if not isinstance(item, dict) or not all(
+            field in item and isinstance(item[field], kind) for field, kind in fields.items()
+        ):
+            raise InputError(f"{name}:{number}: expected a JSON object with {wanted}")
+        yield number, item

@@ -1,0 +1,25 @@
+"""Which folder is a data package: checked before a command reads or writes anything there."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from dmbench.errors import NotAPackageError
+from dmbench.package.descriptor import DESCRIPTOR
+from dmbench.sources.records import RECORDS_PATH
+
+NOT_A_PACKAGE_HINT = "cd into the package or pass --package DIR; `dmbench build` makes one"
+
+
+def require_package(package_dir: Path, *, built: bool = True) -> Path:
+    """``package_dir`` when it holds a built package (or, with ``built=False``, its records).
+
+    A folder that holds neither is refused with nothing written there, not even the lock file.
+    """
+    package_dir = Path(package_dir)
+    needed = DESCRIPTOR if built else RECORDS_PATH
+    if not (package_dir / needed).is_file():
+        raise NotAPackageError(
+            f"{package_dir}: not a dmbench data package (no {needed})", hint=NOT_A_PACKAGE_HINT
+        )
+    return package_dir

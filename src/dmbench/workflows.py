@@ -1,0 +1,102 @@
+"""What changes a package: take its lock, change its runs, re-derive its tables and descriptor.
+
+``dmbench.runs`` stores and scores runs and knows nothing of the package around them;
+``dmbench.package`` builds, refreshes and validates the package and knows nothing of how runs
+are made. The sequences that need both live here, each refusing a folder that is not a package
+before anything is written there.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from dmbench.candidates import Candidate, Record
+from dmbench.errors import PackageError
+from dmbench.metrics import DEFAULT_METRIC
+from dmbench.package import load_records, refresh, require_package
+from dmbench.package.descriptor import DESCRIPTOR
+from dmbench.package.lock import package_lock
+from dmbench.package.validate import run_json_validator
+from dmbench.runs.generate import Progress, generate_run
+from dmbench.runs.jobs import check_ready
+from dmbench.runs.scores import replace_scores
+from dmbench.runs.scoring import rescore, select_runs
+from dmbench.runs.store import RUN_FILE, Run
+from dmbench.sources.records import ALL_DATASETS, DATASETS
+
+
+@dataclass(frozen=True, slots=True)
+class ScoringResult:
+    metric: str
+    runs: int
+    records: int
+    distinct_pairs: int
+    errors: int
+    seconds: float
+
+
+def score_runs(
+    package_dir: Path,
+    metric: str = DEFAULT_METRIC,
+    run_ids: Sequence[str] | None = None,
+    workers: int | None = None,
+) -> ScoringResult:
+    """Recompute and store the scores of the named runs (all by default), then refresh tables."""
+    started = time.perf_counter()
+    require_package(package_dir)
+    with package_lock(package_dir):
+        runs = select_runs(package_dir, run_ids)
+        rescored = rescore(load_records(package_dir), runs, metric, workers)
+        for run in runs:
+            replace_scores(run.path, rescored.rows[run.info.run_id])
+        refresh(package_dir)
+    all_rows = [row for rows in rescored.rows.values() for row in rows]
+    return ScoringResult(
+        metric=metric,
+        runs=len(runs),
+        records=len(all_rows),
+        distinct_pairs=rescored.distinct_pairs,
+        errors=sum(row.error is not None for row in all_rows),
+        seconds=time.perf_counter() - started,
+    )
+
+
+def _check_run_file(run: Run) -> None:
+    """The run must satisfy the package's run schema, as ``dmbench validate`` will demand."""
+    data = json.loads((run.path / RUN_FILE).read_text("utf-8"))
+    errors = sorted(run_json_validator().iter_errors(data), key=str)
+    if errors:
+        raise PackageError(f"{run.path / RUN_FILE}: {errors[0].message}")
+
+
+def generate_dataset_runs(
+    package_dir: Path,
+    candidate: Candidate,
+    dataset: str,
+    runs: int = 1,
+    on_output: Progress | None = None,
+) -> list[Run]:
+    """Runs 1..``runs`` of ``candidate`` on each dataset, resumed where stored.
+
+    A built package (one with ``datapackage.json``) gets its tables and descriptor re-derived so
+    that the new runs are part of it; a folder holding only ``data/records.csv`` just gets runs.
+    """
+    require_package(package_dir, built=False)
+    names = list(DATASETS) if dataset == ALL_DATASETS else [dataset]
+    by_dataset = {name: load_records(package_dir, name) for name in names}
+    check_ready(candidate)
+    done: list[Run] = []
+    with package_lock(package_dir):
+        for name, dataset_records in by_dataset.items():
+            records = [Record(r.record_id, r.text) for r in dataset_records]
+            for run_index in range(1, runs + 1):
+                run = generate_run(package_dir, candidate, name, run_index, records, on_output)
+                _check_run_file(run)
+                done.append(run)
+        if (Path(package_dir) / DESCRIPTOR).is_file():
+            refresh(package_dir)
+    return done

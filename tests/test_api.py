@@ -1,0 +1,90 @@
+"""The public Python API, as the README shows it to a notebook user."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+from pathlib import Path
+
+import pytest
+from results_support import built_package
+
+import dmbench
+from dmbench.metrics import compute
+from dmbench.plantuml import parse as parse_any_reading
+
+README = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+
+
+def _python_api_section() -> str:
+    section = README.split("\n## Python API\n", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```python\n(.*?)```", section, flags=re.DOTALL)
+    assert len(blocks) == 1, "the Python API section shows one notebook session"
+    return blocks[0]
+
+
+def test_readme_python_api_section_runs_as_written(monkeypatch):
+    monkeypatch.chdir(built_package())
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        exec(compile(_python_api_section(), "README.md#python-api", "exec"), {})
+    lines = printed.getvalue().splitlines()
+    assert lines[0] == "{'ds1': 45, 'ds2': 8}"
+    assert "True" in lines
+
+
+def test_public_names_are_exactly_the_documented_ones():
+    assert set(dmbench.__all__) == {
+        "DmbenchError",
+        "Package",
+        "ParseError",
+        "UnknownNameError",
+        "__version__",
+        "parse",
+        "score_pair",
+    }
+    for name in dmbench.__all__:
+        assert getattr(dmbench, name) is not None
+    with pytest.raises(AttributeError):
+        dmbench.Nope  # noqa: B018
+
+
+def test_package_tables_are_plain_dataframes():
+    package = dmbench.Package(built_package())
+    records, runs, outputs, scores = (
+        package.records(),
+        package.runs(),
+        package.outputs(),
+        package.scores(),
+    )
+    assert len(records) == 53 and list(records.index) == list(range(53))
+    assert len(runs) == 42 and runs.run_id.is_unique
+    assert len(outputs) == len(scores) == 1113
+    assert scores.class_score.dtype == float
+    assert list(scores.columns[:4]) == ["run_id", "record_id", "metric", "origin"]
+
+
+def test_parse_reads_compat_by_default_and_score_pair_scores_strings():
+    text = "@startuml\nclass Customer {\n  -name: String\n}\nclass Order\n@enduml\n"
+    assert dmbench.parse(text) == parse_any_reading(text, "compat")
+    assert dmbench.parse(text) != dmbench.parse(text, "standard")
+    other = "@startuml\nclass Client {\n  name: String\n}\n@enduml\n"
+    assert dmbench.score_pair(text, other) == compute(text, other, "metrik-4")
+    assert dmbench.score_pair(text, other) != compute(text, other, "metrik-4-standard")
+
+
+def test_errors_are_one_hierarchy():
+    with pytest.raises(dmbench.ParseError) as parse_error:
+        dmbench.parse("not plantuml")
+    assert isinstance(parse_error.value, ValueError | dmbench.DmbenchError)
+    with pytest.raises(dmbench.UnknownNameError) as unknown:
+        dmbench.score_pair("@startuml\n@enduml", "@startuml\n@enduml", metric="metrik-9")
+    assert isinstance(unknown.value, LookupError)
+
+
+def test_a_folder_without_a_package_is_refused_and_left_empty(tmp_path):
+    with pytest.raises(dmbench.DmbenchError) as refused:
+        dmbench.Package(tmp_path).score()
+    assert refused.value.hint and "--package" in refused.value.hint
+    assert list(tmp_path.iterdir()) == []
