@@ -10,7 +10,8 @@ import pytest
 from click.testing import CliRunner
 from results_support import built_package, copy_package, full_verification
 
-from dmbench.cli import commands_results, main
+from dmbench.api import Package
+from dmbench.cli import main
 from dmbench.errors import PackageError
 from dmbench.runs.scores import read_scores, write_scores
 from dmbench.runs.store import list_runs
@@ -59,8 +60,8 @@ class TestAcceptance:
 class TestCommand:
     def test_exit_code_and_json(self, report: VerifyReport, monkeypatch) -> None:
         """The command prints the library's report and exits 0 when it holds."""
-        monkeypatch.setattr(commands_results, "verify_package", lambda *a, **k: report)
-        result = CliRunner().invoke(main, ["verify", "--json", "--package", "."])
+        monkeypatch.setattr(Package, "verify", lambda *a, **k: report)
+        result = CliRunner().invoke(main, ["verify", "--json", "--package", str(built_package())])
         assert result.exit_code == 0, result.output
         assert json.loads(result.stdout) == report.to_dict()
 
