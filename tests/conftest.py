@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+import results_support
 
 pytest_plugins = ("fake_ollama",)  # the fake_ollama fixture, for every test module
 
@@ -35,3 +36,12 @@ def upstream_dir(shared_dir: Path) -> Path:
 @pytest.fixture(scope="session")
 def golden_dir(shared_dir: Path) -> Path:
     return shared_dir / "golden"
+
+
+@pytest.fixture(scope="session")
+def built_package() -> Path:
+    """The package as ``dmbench build`` makes it, built once per session for every test module.
+
+    Read it freely; copy it (``results_support.copy_package``) before changing it.
+    """
+    return results_support.built_package()

@@ -8,11 +8,12 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from results_support import copy_package
 
 from dmbench.candidates.rule_based import candidate as candidate_module
 from dmbench.candidates.rule_based.model import MISSING_HINT
 from dmbench.cli import main
-from dmbench.package import build, validate_package
+from dmbench.package import validate_package
 from dmbench.runs.store import list_runs
 from dmbench.sources.records import RECORDS_PATH, records_from_sources, write_records
 
@@ -68,13 +69,13 @@ class TestDatasetRuns:
         counts = Counter(run.info.dataset for run in _generated_runs(records_only))
         assert counts == {"ds1": 1, "ds2": 1}
 
-    def test_a_built_package_stays_valid_and_lists_the_run(self, tmp_path, upstream_dir):
-        build(tmp_path, upstream_dir)
-        result = _rule_based(tmp_path, "ds2")
+    def test_a_built_package_stays_valid_and_lists_the_run(self, tmp_path):
+        package = copy_package(tmp_path / "package")
+        result = _rule_based(package, "ds2")
         assert result.exit_code == 0, result.output
-        (run,) = _generated_runs(tmp_path)
-        assert run.info.run_id in (tmp_path / "data/runs.csv").read_text("utf-8")
-        report = validate_package(tmp_path)
+        (run,) = _generated_runs(package)
+        assert run.info.run_id in (package / "data/runs.csv").read_text("utf-8")
+        report = validate_package(package)
         assert report.valid, report.render()
 
     def test_without_a_package_says_to_build(self, tmp_path):
@@ -143,17 +144,17 @@ class TestUsage:
         assert "--records" in result.output and "--runs" in result.output
 
 
-def test_generated_rule_based_runs_reproduce_the_published_cells(tmp_path, upstream_dir):
+def test_generated_rule_based_runs_reproduce_the_published_cells(tmp_path):
     """generate -> score -> tables on a built package: the rule_based cells of Tables 2 and 3."""
-    build(tmp_path, upstream_dir)
-    assert _rule_based(tmp_path, "all").exit_code == 0
-    run_ids = [run.info.run_id for run in _generated_runs(tmp_path)]
+    package = copy_package(tmp_path / "package")
+    assert _rule_based(package, "all").exit_code == 0
+    run_ids = [run.info.run_id for run in _generated_runs(package)]
     runner = CliRunner()
     scored = runner.invoke(
-        main, ["score", "--package", str(tmp_path), "--runs", ",".join(run_ids)]
+        main, ["score", "--package", str(package), "--runs", ",".join(run_ids)]
     )
     assert scored.exit_code == 0, scored.output
-    tables = runner.invoke(main, ["tables", "--format", "json", "--package", str(tmp_path)])
+    tables = runner.invoke(main, ["tables", "--format", "json", "--package", str(package)])
     assert tables.exit_code == 0, tables.output
     rows = [
         row

@@ -13,6 +13,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -31,16 +32,6 @@ from dmbench.runs.store import OutputRow, read_outputs
 UPSTREAM = Path(__file__).resolve().parents[2] / "shared" / "upstream"
 DMBENCH = [sys.executable, "-c", "from dmbench.cli import main; main()"]
 PREFIX = "Transform into plant uml this specification text: "
-
-
-@pytest.fixture(scope="module")
-def built_package(tmp_path_factory) -> Path:
-    package = tmp_path_factory.mktemp("package")
-    result = CliRunner().invoke(
-        main, ["build", "--package", str(package), "--sources", str(UPSTREAM)]
-    )
-    assert result.exit_code == 0, result.output
-    return package
 
 
 def scripted(body: dict) -> Reply:
@@ -117,28 +108,19 @@ def test_sigkill_resume_and_offline_replay(built_package, fake_ollama, tmp_path)
     assert {row.error for row in rows if row.failed} == {"kaiser_zero_shot_no_plantuml"}
     assert "45 records" in finished.stdout
 
+    # Scored, tabulated and validated in this process: only the kills need a process of their own.
     run_id = outputs_file(package).parent.name
-    scored = subprocess.run(
-        [*DMBENCH, "score", "--runs", run_id, "--workers", "1", "--package", str(package)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert scored.returncode == 0, scored.stderr
+    runner = CliRunner()
+    scored = runner.invoke(main, ["score", "--runs", run_id, "--package", str(package)])
+    assert scored.exit_code == 0, scored.output
     assert "scored 45 outputs of 1 runs" in scored.stdout
-    tables = subprocess.run(
-        [*DMBENCH, "tables", "--format", "json", "--scores", "recomputed"]
-        + ["--package", str(package)],
-        capture_output=True,
-        text=True,
-        timeout=120,
+    tables = runner.invoke(
+        main, ["tables", "--format", "json", "--scores", "recomputed", "--package", str(package)]
     )
-    assert tables.returncode == 0, tables.stderr
+    assert tables.exit_code == 0, tables.output
     assert '"model": "test-model"' in tables.stdout
-    validated = subprocess.run(
-        [*DMBENCH, "validate", str(package)], capture_output=True, text=True, timeout=120
-    )
-    assert validated.returncode == 0, validated.stdout + validated.stderr
+    validated = runner.invoke(main, ["validate", str(package)])
+    assert validated.exit_code == 0, validated.output
 
     fake_ollama.stop()
     run_dir = outputs_file(package).parent
@@ -295,22 +277,29 @@ def prompts_only(tmp_path: Path) -> Path:
 
 def test_records_mode_uses_the_workers_and_keeps_input_order(fake_ollama, tmp_path):
     """--records with --workers 3 generates three records at once, yet prints them in input
-    order (the later ones answer first)."""
-    import threading
+    order (the later ones answer first).
 
+    No timing: each call waits at a barrier that only three calls in flight together pass, and
+    then for the next record's reply, so within each three the last record answers first.
+    """
+    together = threading.Barrier(3, timeout=60)
+    answered = [threading.Event() for _ in range(6)]
     lock, active, peak = threading.Lock(), [0], [0]
 
-    def slow(body: dict) -> Reply:
+    def overlapping(body: dict) -> Reply:
         number = int(body["messages"][-1]["content"].rsplit(" ", 1)[1])
         with lock:
             active[0] += 1
             peak[0] = max(peak[0], active[0])
-        time.sleep(0.15 * (6 - number))  # long enough that three overlap on a busy machine
+        together.wait()
+        if number % 3 != 2:
+            assert answered[number + 1].wait(timeout=60)
         with lock:
             active[0] -= 1
+        answered[number].set()
         return diagram_reply(body)
 
-    fake_ollama.responder = slow
+    fake_ollama.responder = overlapping
     lines = "".join(json.dumps({"id": f"r{i}", "text": f"record {i}"}) + "\n" for i in range(6))
     result = CliRunner().invoke(
         main,

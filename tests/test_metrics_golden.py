@@ -120,8 +120,8 @@ def test_study_pairs_match_published_results(upstream_dir):
 
 
 def test_cli_score_pairs_equals_library(golden_rows, pairs, tmp_path):
-    """``dmbench score-pairs`` run from the shell over the 840 golden pairs prints the library's
-    benchmark view."""
+    """``dmbench score-pairs`` run from the shell over the 840 golden pairs prints the golden
+    benchmark view, which the library gives too (``test_benchmark_view_matches_golden_...``)."""
     batch = tmp_path / "pairs.jsonl"
     batch.write_text(
         "".join(
@@ -139,8 +139,7 @@ def test_cli_score_pairs_equals_library(golden_rows, pairs, tmp_path):
     )
     assert result.returncode == 0, result.stderr
     lines = [json.loads(line) for line in result.stdout.splitlines()]
-    library = score_benchmark_many(pairs, workers=1)
-    assert lines == [{"id": str(i), **score.to_dict()} for i, score in enumerate(library)]
+    assert [line["id"] for line in lines] == [str(i) for i in range(len(pairs))]
     assert [{k: v for k, v in line.items() if k != "id"} for line in lines] == [
         row["benchmark_view"] for row in golden_rows
     ]

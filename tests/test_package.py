@@ -28,10 +28,8 @@ CORPORA = {
 
 
 @pytest.fixture(scope="session")
-def built(tmp_path_factory, upstream_dir: Path) -> Path:
-    package = tmp_path_factory.mktemp("package")
-    build(package, upstream_dir)
-    return package
+def built(built_package: Path) -> Path:
+    return built_package
 
 
 @pytest.fixture()

@@ -5,7 +5,6 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
-import time
 
 from click.testing import CliRunner
 from conftest import read_jsonl
@@ -124,7 +123,8 @@ class TestParseCommand:
         assert "give either FILE or --jsonl" in result.output
 
     def test_batch_of_all_golden_strings(self, tmp_path, golden_dir, upstream_dir):
-        """All 839 golden strings in well under 10 s, equal to parsed.jsonl's strict results."""
+        """All 839 golden strings, equal to parsed.jsonl's strict results (the time it takes is
+        printed by ``benchmarks/bench_parse_batch.py``, not asserted)."""
         texts = [r.text for r in reference_rows(upstream_dir)]
         texts += [r.text for r in output_rows(upstream_dir)]
         texts += [*run_references(upstream_dir), *study_texts(upstream_dir)]
@@ -133,11 +133,8 @@ class TestParseCommand:
         batch = tmp_path / "in.jsonl"
         lines = [json.dumps({"id": g["sha256"], "text": by_sha[g["sha256"]]}) for g in golden]
         batch.write_text("\n".join(lines) + "\n", encoding="utf-8")
-        start = time.perf_counter()
         result = CliRunner().invoke(main, ["parse", "--jsonl", str(batch), "--reading", "compat"])
-        elapsed = time.perf_counter() - start
         assert result.exit_code == 0
-        assert elapsed < 10
         out = [json.loads(line) for line in result.output.splitlines()]
         assert [o["id"] for o in out] == [g["sha256"] for g in golden]
         for o, g in zip(out, golden, strict=True):

@@ -93,10 +93,16 @@ def rule_based() -> RuleBasedCandidate:
 
 
 @pytest.fixture(scope="session")
-def generated(rule_based: RuleBasedCandidate) -> dict[str, str]:
+def outputs_here(rule_based: RuleBasedCandidate) -> list:
+    """The outputs of all 53 records in this process (under this process's hash seed)."""
     outputs = list(rule_based.generate_many(RECORDS))
     assert not [o.error for o in outputs if o.failed]
-    return {record.id: output.generated for record, output in zip(RECORDS, outputs)}
+    return outputs
+
+
+@pytest.fixture(scope="session")
+def generated(outputs_here) -> dict[str, str]:
+    return {record.id: output.generated for record, output in zip(RECORDS, outputs_here)}
 
 
 class TestPublishedRuns:
@@ -148,8 +154,13 @@ json.dump([[o.generated, o.raw, o.failed] for o in outputs], sys.stdout)
 """
 
 
-def test_output_is_independent_of_the_hash_seed(generated):
-    """Three processes with different PYTHONHASHSEED give byte-identical output, raw included."""
+def test_output_is_independent_of_the_hash_seed(outputs_here):
+    """Three hash seeds give byte-identical output, raw included: this process's and two others.
+
+    Two processes, not three: this process is the third seed, so the two fit on two cores.
+    """
+    here = os.environ.get("PYTHONHASHSEED")
+    seeds = [seed for seed in ("0", "1", "4242") if seed != here][:2]
     payload = json.dumps([{"id": r.id, "text": r.text} for r in RECORDS])
     procs = [
         subprocess.Popen(
@@ -159,9 +170,8 @@ def test_output_is_independent_of_the_hash_seed(generated):
             text=True,
             env={**os.environ, "PYTHONHASHSEED": seed},
         )
-        for seed in ("0", "1", "4242")
+        for seed in seeds
     ]
     results = [json.loads(proc.communicate(payload, timeout=300)[0]) for proc in procs]
     assert all(proc.returncode == 0 for proc in procs)
-    assert results[0] == results[1] == results[2]
-    assert [text for text, _, _ in results[0]] == [generated[r.id] for r in RECORDS]
+    assert results[0] == results[1] == [[o.generated, o.raw, o.failed] for o in outputs_here]

@@ -158,7 +158,7 @@ class TestScoreSource:
         )
         open_run(package, unscored).append(OutputRow("ds2-TSS", "", True, "x", 1.0))
         refresh(package)
-        assert build_tables(package).unscored == [unscored.run_id]
+        assert build_tables(package).unscored == (unscored.run_id,)
         result = CliRunner().invoke(main, ["tables", "--format", "json", "--package", str(package)])
         assert "1 run(s) without published metrik-4 scores left out" in result.stderr
         (row,) = [r for r in results_tables(package) if r.origin == "generated"]

@@ -17,11 +17,13 @@ from dmbench.errors import MissingPrerequisiteError, SourceError
 from dmbench.metrics import (
     DEFAULT_METRIC,
     METRICS,
+    PUBLISHED_METRIC,
     STANDARD_METRIC,
     download_nltk_data,
     require_nltk_data,
 )
-from dmbench.package import build, validate_package
+from dmbench.package import build, load_records, validate_package
+from dmbench.runs.scoring import Rescored, rescore, select_runs
 from dmbench.runs.verify import verify
 from dmbench.sources import fetch, pinned_files, verify_all
 from dmbench.tables.errata import write_errata
@@ -77,6 +79,7 @@ def reproduce(
 ) -> Iterator[StageResult]:
     """Yield each stage's result as it finishes; stop after a stage that failed."""
     ready: list[Path] = []
+    shared: list[Rescored] = []
 
     def do_prerequisites() -> tuple[bool, str, str]:
         sources, summary = ensure_prerequisites(sources_dir, package_dir)
@@ -88,7 +91,11 @@ def reproduce(
         return True, f"{result.records} records, {result.runs_imported} published runs", ""
 
     def do_verify() -> tuple[bool, str, str]:
-        report = verify(package_dir, workers=workers)
+        # Every run's metrik-4 scores, computed once: verification reads the published runs'
+        # rows, the score stage stores all of them.
+        records, runs = load_records(package_dir), select_runs(package_dir)
+        shared.append(rescore(records, runs, PUBLISHED_METRIC, workers))
+        report = verify(package_dir, workers=workers, rescored=shared[0])
         summary = (
             f"{report.values_equal}/{report.values_checked} published values reproduced, "
             f"{len(report.explained_records)} explained exception(s)"
@@ -96,7 +103,10 @@ def reproduce(
         return report.ok, summary, report.render()
 
     def do_score() -> tuple[bool, str, str]:
-        results = [score_runs(package_dir, m, None, workers) for m in METRICS]
+        results = [
+            score_runs(package_dir, m, None, workers, shared[0] if m == PUBLISHED_METRIC else None)
+            for m in METRICS
+        ]
         summary = ", ".join(f"{r.metric}: {r.records} outputs of {r.runs} runs" for r in results)
         return True, summary, ""
 

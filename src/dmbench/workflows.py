@@ -24,7 +24,7 @@ from dmbench.package.validate import run_json_validator
 from dmbench.runs.generate import Progress, generate_run
 from dmbench.runs.jobs import check_ready
 from dmbench.runs.scores import replace_scores
-from dmbench.runs.scoring import rescore, select_runs
+from dmbench.runs.scoring import Rescored, rescore, select_runs
 from dmbench.runs.store import RUN_FILE, Run
 from dmbench.sources.records import ALL_DATASETS, DATASETS
 
@@ -44,13 +44,21 @@ def score_runs(
     metric: str = DEFAULT_METRIC,
     run_ids: Sequence[str] | None = None,
     workers: int | None = None,
+    rescored: Rescored | None = None,
 ) -> ScoringResult:
-    """Recompute and store the scores of the named runs (all by default), then refresh tables."""
+    """Recompute and store the scores of the named runs (all by default), then refresh tables.
+
+    ``rescored`` (rows of ``metric`` for these runs, e.g. from verification) is stored as it is
+    instead of being computed a second time.
+    """
     started = time.perf_counter()
     require_package(package_dir)
     with package_lock(package_dir):
         runs = select_runs(package_dir, run_ids)
-        rescored = rescore(load_records(package_dir), runs, metric, workers)
+        if rescored is None:
+            rescored = rescore(load_records(package_dir), runs, metric, workers)
+        elif rescored.metric != metric or not {r.info.run_id for r in runs} <= set(rescored.rows):
+            raise ValueError("the given rows are not of this metric and these runs")
         for run in runs:
             replace_scores(run.path, rescored.rows[run.info.run_id])
         refresh(package_dir)

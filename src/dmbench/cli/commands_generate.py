@@ -14,6 +14,7 @@ from dmbench import paths
 from dmbench.candidates import CANDIDATES, get_candidate
 from dmbench.cli._options import package_option
 from dmbench.llm import CACHE_DIR
+from dmbench.llm.candidate import CUT
 from dmbench.runs.jobs import generate_records, read_records_file
 from dmbench.sources.prompts import PROMPTS_DIR
 from dmbench.sources.records import DATASET_CHOICES
@@ -70,7 +71,7 @@ from dmbench.workflows import generate_dataset_runs
 @click.option(
     "--no-truncate",
     is_flag=True,
-    help="Deviation (recorded): do not cut LLM replies to 2000 characters as upstream did.",
+    help=f"Deviation (recorded): do not cut LLM replies to {CUT} characters as upstream did.",
 )
 @click.option(
     "--quiet", is_flag=True, help="No progress bar (it is drawn only when stderr is a terminal)."

@@ -125,7 +125,7 @@ class LLMCandidate(ABC):
         return self.chat.chat(system, user, options, self.sample)
 
     def cut(self, text: str) -> str:
-        """Upstream's 2000-character cut, unless ``--no-truncate`` asked for the whole text."""
+        """Upstream's ``CUT``-character cut, unless ``--no-truncate`` asked for the whole text."""
         return text[:CUT] if self.truncate else text
 
     def settings(self) -> dict[str, Any]:
@@ -158,7 +158,7 @@ class LLMCandidate(ABC):
         info = self.chat.server_info()
         deviations = list(WIRE_DEVIATIONS)
         if not self.truncate:
-            deviations.append("no-truncate: replies are not cut to 2000 characters")
+            deviations.append(f"no-truncate: replies are not cut to {CUT} characters")
         if self.chat.retries:
             deviations.append(
                 f"retries: transient failures retried up to {self.chat.retries} times "

@@ -43,13 +43,13 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from http import HTTPStatus
 from typing import Any, TypeVar
 
 import httpx
 import ollama
 
+from dmbench.clock import now_utc
 from dmbench.errors import DmbenchError
 from dmbench.hashing import sha256_bytes, sha256_text
 from dmbench.llm.cache import ResponseCache, cache_key
@@ -109,10 +109,6 @@ class ChatError(Exception):
         self.reported = reported
         self.message = message
         self.call = call
-
-
-def now_utc() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 def resolve_hosts(hosts: Sequence[str] = ()) -> tuple[str, ...]:

@@ -19,6 +19,7 @@ from dmbench.hashing import file_sha256
 from dmbench.package.metadata import package_header
 from dmbench.package.tables import OUTPUTS_PATH, RUNS_PATH, SCORES_PATH
 from dmbench.sources.prompts import PROMPTS, PROMPTS_DIR
+from dmbench.sources.records import DATASETS
 
 DESCRIPTOR = "datapackage.json"
 SCHEMAS_DIR = "schemas"
@@ -26,6 +27,7 @@ LICENSES_DIR = "licenses"
 PROMPTS_PATH = "data/prompts.csv"
 FILES_PATH = "data/files.csv"
 FILE_FIELDS = ("path", "kind", "bytes", "sha256")
+_DS1, _DS2 = (DATASETS[name].expected_records for name in ("ds1", "ds2"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,7 +47,8 @@ RESOURCES = (
         "records",
         "data/records.csv",
         "Benchmark records",
-        "The 53 records (45 DS-1, 8 DS-2): text and reference PlantUML, byte-identical to upstream.",
+        f"The {_DS1 + _DS2} records ({_DS1} DS-1, {_DS2} DS-2): text and reference PlantUML, "
+        "byte-identical to upstream.",
     ),
     ResourceSpec(
         "prompts",

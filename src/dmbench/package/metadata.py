@@ -13,12 +13,14 @@ from typing import Any
 from dmbench._version import __version__
 from dmbench.atomic import json_text
 from dmbench.sources import BENCHMARK_REPO, METRICS_REPO, repository
+from dmbench.sources.records import DATASETS
 
 NAME = "dmbench"
 TITLE = "dmbench: a reproducible benchmark for automated domain modelling"
 DESCRIPTION = (
     "Natural-language domain descriptions with expert reference UML class diagrams in PlantUML "
-    "(DS-1: 45 records of a community-curated corpus; DS-2: 8 education models of Chen et al. "
+    f"(DS-1: {DATASETS['ds1'].expected_records} records of a community-curated corpus; DS-2: "
+    f"{DATASETS['ds2'].expected_records} education models of Chen et al. "
     "2023), the outputs of three candidates (rule_based, chen, calamo) with two LLMs, their "
     "metrik-4 scores, and the code that re-scores them and rebuilds the published tables."
 )

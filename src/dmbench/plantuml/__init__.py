@@ -12,7 +12,7 @@ from dmbench.plantuml._emit import emit
 from dmbench.plantuml._errors import ParseError
 from dmbench.plantuml._reference import grammar_reference
 from dmbench.plantuml._standard import parse_standard
-from dmbench.plantuml._validator import ValidationResult, validate
+from dmbench.plantuml._validator import BLOCKLIST, ValidationResult, validate
 from dmbench.plantuml.model import Attribute, Class, Diagram, Enum, Note, Relationship
 
 READINGS = ("compat", "standard")
@@ -28,6 +28,7 @@ def parse(text: str, reading: str = "standard") -> Diagram:
 
 
 __all__ = [
+    "BLOCKLIST",
     "READINGS",
     "Attribute",
     "Class",

@@ -5,16 +5,18 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from dmbench import atomic
 from dmbench._version import __version__
 from dmbench.candidates.base import Candidate, CandidateOutput, Record, generate_many
+from dmbench.clock import now_utc
 from dmbench.errors import PackageError
 from dmbench.hashing import sha256_text
 from dmbench.provenance import code_provenance
-from dmbench.runs.store import OutputRow, Run, RunInfo, make_run_id, now_utc, open_run
+from dmbench.runs.store import OutputRow, Run, RunInfo, make_run_id, open_run
 
 Progress = Callable[[OutputRow], None]
 """Called with each newly stored row; if it has a ``start_run(run_id, total, stored, failed)``
@@ -86,14 +88,13 @@ def generate_run(
         if on_output is not None:
             on_output(row)
     rows = _in_record_order(run, records)
-    run.info.finished_utc = now_utc()
-    run.info.totals = {
+    totals = {
         "n_records": len(rows),
         "n_failed": sum(row.failed for row in rows),
         "elapsed_seconds": round(sum(row.elapsed_seconds for row in rows), 3),
         "dmbench_version": __version__,
     }
-    run.save_info()
+    run.save_info(replace(run.info, finished_utc=now_utc(), totals=totals))
     return run
 
 
@@ -115,8 +116,9 @@ def _add_segment(run: Run, now: RunInfo, stored: int, resumed: bool) -> None:
                 f"now serves {segment['model_digest']}, so resuming it would mix two model "
                 f"versions in one run (move {run.path} away to start the run again)"
             )
-    run.info.provenance.setdefault("segments", []).append(segment)
-    run.save_info()
+    provenance = run.info.provenance
+    segments = [*provenance.get("segments", []), segment]
+    run.save_info(replace(run.info, provenance={**provenance, "segments": segments}))
 
 
 def iter_outputs(

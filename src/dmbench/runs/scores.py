@@ -6,6 +6,7 @@ both are kept so that ``dmbench verify`` can compare them and a reader can see w
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -40,8 +41,8 @@ def write_scores(run_dir: Path, rows: list[ScoreRow]) -> None:
     atomic.write_text(Path(run_dir) / SCORES_FILE, text)
 
 
-def replace_scores(run_dir: Path, rows: list[ScoreRow]) -> None:
+def replace_scores(run_dir: Path, rows: Sequence[ScoreRow]) -> None:
     """Store ``rows``, replacing earlier rows of the same metric and origin, keeping the rest."""
     replaced = {(r.metric, r.origin) for r in rows}
     kept = [r for r in read_scores(run_dir) if (r.metric, r.origin) not in replaced]
-    write_scores(run_dir, kept + rows)
+    write_scores(run_dir, [*kept, *rows])

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dmbench.errors import UnknownNameError
-from dmbench.metrics import DEFAULT_METRIC, score_benchmark_many
+from dmbench.metrics import DEFAULT_METRIC, BenchmarkScore, score_benchmark_many
 from dmbench.runs.scores import ScoreRow
 from dmbench.runs.store import Run, list_runs
 from dmbench.sources.records import BenchmarkRecord
@@ -39,7 +39,8 @@ def select_runs(package_dir: Path, run_ids: Sequence[str] | None = None) -> list
 
 @dataclass(frozen=True, slots=True)
 class Rescored:
-    rows: dict[str, list[ScoreRow]]
+    metric: str
+    rows: dict[str, tuple[ScoreRow, ...]]
     """Per run id, one row per output, in output order."""
     distinct_pairs: int
 
@@ -61,21 +62,29 @@ def rescore(
     scored = dict(
         zip(pairs, score_benchmark_many(pairs, metric=metric, workers=workers), strict=True)
     )
-    result = {}
-    for run_id, rows in outputs.items():
-        result[run_id] = []
-        for output in rows:
-            score = scored[(references[output.record_id], output.generated)]
-            result[run_id].append(
-                ScoreRow(
-                    run_id=run_id,
-                    record_id=output.record_id,
-                    metric=metric,
-                    origin="recomputed",
-                    class_score=score.class_score,
-                    attribute_score=score.attribute_score,
-                    association_score=score.association_score,
-                    error=score.error,
-                )
+    result = {
+        run_id: tuple(
+            _row(
+                run_id,
+                output.record_id,
+                metric,
+                scored[(references[output.record_id], output.generated)],
             )
-    return Rescored(result, len(pairs))
+            for output in rows
+        )
+        for run_id, rows in outputs.items()
+    }
+    return Rescored(metric, result, len(pairs))
+
+
+def _row(run_id: str, record_id: str, metric: str, score: BenchmarkScore) -> ScoreRow:
+    return ScoreRow(
+        run_id=run_id,
+        record_id=record_id,
+        metric=metric,
+        origin="recomputed",
+        class_score=score.class_score,
+        attribute_score=score.attribute_score,
+        association_score=score.association_score,
+        error=score.error,
+    )

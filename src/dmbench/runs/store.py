@@ -15,7 +15,6 @@ import os
 import re
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -27,10 +26,6 @@ from dmbench.runs.jsonl import json_line, read_rows
 RUNS_DIR = "runs"
 RUN_FILE = "run.json"
 OUTPUTS_FILE = "outputs.jsonl"
-
-
-def now_utc() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 def model_tag(model: str | None) -> str:
@@ -48,8 +43,10 @@ def make_run_id(
     return f"{run_id}__{fingerprint[:8]}" if fingerprint else run_id
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class RunInfo:
+    """What ``run.json`` says; changed only through ``dataclasses.replace`` and ``Run.save_info``."""
+
     run_id: str
     candidate: str
     model: str | None
@@ -139,7 +136,10 @@ class Run:
             os.close(fd)
         self._stored.add(row.record_id)
 
-    def save_info(self) -> None:
+    def save_info(self, info: RunInfo | None = None) -> None:
+        """Write ``run.json`` (with ``info`` as the run's new description, when given)."""
+        if info is not None:
+            self.info = info
         atomic.write_json(self.path / RUN_FILE, self.info.to_dict())
 
 

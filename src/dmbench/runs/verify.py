@@ -27,7 +27,7 @@ from dmbench.errors import PackageError
 from dmbench.metrics import PUBLISHED_METRIC as METRIC
 from dmbench.metrics import SCORE_NAMES
 from dmbench.runs.scores import ScoreRow, read_scores
-from dmbench.runs.scoring import rescore, select_runs
+from dmbench.runs.scoring import Rescored, rescore, select_runs
 from dmbench.runs.store import Run
 from dmbench.sources.records import load_records
 
@@ -317,13 +317,19 @@ def verify(
     run_ids: Sequence[str] | None = None,
     workers: int | None = None,
     tolerance: float = TOLERANCE,
+    rescored: Rescored | None = None,
 ) -> VerifyReport:
-    """Re-score every published record and re-derive every published summary; see the module."""
+    """Re-score every published record and re-derive every published summary; see the module.
+
+    ``rescored`` (``metrik-4`` rows of at least the published runs) is used instead of scoring
+    again, so that the main job computes each pair once for verification and storage.
+    """
     started = time.perf_counter()
     runs = [r for r in select_runs(package_dir, run_ids) if r.info.origin == "published"]
     if not runs:
         raise PackageError("no published runs to verify; run `dmbench build` first")
-    rescored = rescore(load_records(package_dir), runs, METRIC, workers)
+    if rescored is None:
+        rescored = rescore(load_records(package_dir), runs, METRIC, workers)
     checks = []
     for run in runs:
         published = [

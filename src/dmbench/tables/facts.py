@@ -14,6 +14,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from dmbench.candidates import CANDIDATES
+from dmbench.candidates.chen import NO_PUML as CHEN_NO_PUML
 from dmbench.metrics import EMPTY_GENERATED_MODEL, PUBLISHED_METRIC
 from dmbench.package import load_records
 from dmbench.plantuml import READINGS, ParseError, parse
@@ -21,9 +23,7 @@ from dmbench.runs.scores import ScoreRow, read_scores
 from dmbench.runs.store import OutputRow, RunInfo, list_runs
 from dmbench.tables.results import is_rejection
 
-STAGE_LIMIT = 2000
 NEAR_LIMIT = 1900
-CHEN_NO_PUML = "zenodo_zero_shot_stage2_no_puml"
 REFERENCES = "references"
 
 
@@ -101,8 +101,8 @@ def _add_attributes(group: GroupFacts, text: str) -> None:
 
 @dataclass(frozen=True, slots=True)
 class ScoringFacts:
-    groups: list[GroupFacts]
-    references: list[GroupFacts]
+    groups: tuple[GroupFacts, ...]
+    references: tuple[GroupFacts, ...]
     runs: int
     canonical_runs: int
 
@@ -141,9 +141,11 @@ def scoring_facts(package_dir: Path) -> ScoringFacts:
         )
         group.records += 1
         _add_attributes(group, record.reference)
-    order = {"rule_based": 0, "chen": 1, "calamo": 2}
+    order = {name: index for index, name in enumerate(CANDIDATES)}
     ordered = sorted(
         groups.values(),
         key=lambda g: (not g.canonical, order.get(g.candidate, 9), g.model or "", g.dataset),
     )
-    return ScoringFacts(ordered, list(references.values()), len(runs), sum(runs.values()))
+    return ScoringFacts(
+        tuple(ordered), tuple(references.values()), len(runs), sum(runs.values())
+    )

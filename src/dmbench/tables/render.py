@@ -15,6 +15,7 @@ from dmbench.csvio import write_csv
 from dmbench.metrics import DEFAULT_METRIC
 from dmbench.plantuml import READINGS
 from dmbench.plantuml.model import RELATIONSHIP_KINDS
+from dmbench.sources.records import DATASETS
 from dmbench.tables.corpus import AVERAGED, CorpusRow, corpus_table
 from dmbench.tables.results import (
     ELEMENTS,
@@ -27,8 +28,8 @@ from dmbench.tables.results import (
 
 TABLE_TITLES = {
     "table1": "Table 1: the reference diagrams",
-    "table2": "Table 2: scores on DS-1 (45 records)",
-    "table3": "Table 3: scores on DS-2 (8 records)",
+    "table2": f"Table 2: scores on DS-1 ({DATASETS['ds1'].expected_records} records)",
+    "table3": f"Table 3: scores on DS-2 ({DATASETS['ds2'].expected_records} records)",
 }
 
 
@@ -36,11 +37,11 @@ TABLE_TITLES = {
 class TableSet:
     """Everything ``dmbench tables`` writes, and which scores it was made from."""
 
-    corpus: list[CorpusRow]
-    results: list[ResultRow]
+    corpus: tuple[CorpusRow, ...]
+    results: tuple[ResultRow, ...]
     metric: str
     source: str
-    unscored: list[str]
+    unscored: tuple[str, ...]
     """Runs left out of Tables 2-3 because they have no scores of the kind asked for."""
 
     def records(self) -> list[dict]:
@@ -56,11 +57,11 @@ def build_tables(
 ) -> TableSet:
     summaries, unscored = run_summaries(package_dir, metric, source)
     return TableSet(
-        corpus=corpus_table(package_dir, readings),
-        results=aggregate(summaries, metric),
+        corpus=tuple(corpus_table(package_dir, readings)),
+        results=tuple(aggregate(summaries, metric)),
         metric=metric,
         source=source,
-        unscored=unscored,
+        unscored=tuple(unscored),
     )
 
 

@@ -22,6 +22,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from dmbench.candidates import CANDIDATES
 from dmbench.errors import PackageError, UnknownNameError
 from dmbench.metrics import DEFAULT_METRIC, EMPTY_GENERATED_MODEL
 from dmbench.runs.scores import ScoreRow, read_scores
@@ -252,7 +253,7 @@ def aggregate(summaries: Iterable[RunSummary], metric: str) -> list[ResultRow]:
                 rejected_records=sum(r.rejected for r in runs),
             )
         )
-    candidate_order = {"rule_based": 0, "chen": 1, "calamo": 2}
+    candidate_order = {name: index for index, name in enumerate(CANDIDATES)}
     rows.sort(
         key=lambda r: (
             r.dataset,

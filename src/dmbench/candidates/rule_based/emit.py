@@ -13,7 +13,8 @@ import re
 import string
 from collections.abc import Callable
 
-from dmbench.candidates.rule_based.pipeline import BLOCKLIST, Relations
+from dmbench.candidates.rule_based.pipeline import Relations
+from dmbench.plantuml import BLOCKLIST
 
 log = logging.getLogger(__name__)
 

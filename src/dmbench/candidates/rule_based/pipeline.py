@@ -18,14 +18,12 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from dmbench.plantuml import BLOCKLIST  # words that are never class names
+
 Token = Any
 Doc = Any
 
 IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-BLOCKLIST = frozenset(
-    {"i.e", "e.g", "etc", "cf", "vs", "al", "viz", "approx", "yes", "no", "true", "false"}
-)
-"""Words that are never class names (also used by the post-processing)."""
 
 NOUNS = frozenset({"NOUN", "PROPN"})
 ASSOCIATION_VERBS = frozenset({"take", "send", "buy", "give", "show", "record", "work", "talk"})
