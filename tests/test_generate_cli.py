@@ -167,4 +167,4 @@ def test_generated_rule_based_runs_reproduce_the_published_cells(tmp_path):
     }
     assert cells == {"ds1": [0.417, 0.447, 0.348], "ds2": [0.312, 0.353, 0.215]}
     assert all(row["scores"] == "recomputed" and row["fail_pct"] == 0.0 for row in rows)
-    assert validate_package(tmp_path).valid
+    assert validate_package(package).valid

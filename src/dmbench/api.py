@@ -10,8 +10,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from dmbench import paths
 from dmbench.metrics import DEFAULT_METRIC, Scores, compute
@@ -32,7 +31,18 @@ from dmbench.sources.records import RECORD_FIELDS
 from dmbench.tables.render import TableSet, build_tables
 from dmbench.workflows import ScoringResult, score_runs
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 PathLike = str | os.PathLike[str]
+
+
+def _frame(rows: list[dict[str, Any]], columns: Sequence[str]) -> pd.DataFrame:
+    # pandas is loaded on first use: the command line calls this module but never needs a
+    # DataFrame, and importing pandas would be most of `dmbench --help`'s start-up.
+    import pandas
+
+    return pandas.DataFrame(rows, columns=list(columns))
 
 
 class Package:
@@ -52,7 +62,7 @@ class Package:
     def records(self) -> pd.DataFrame:
         """The 53 benchmark records (``data/records.csv``), texts and references verbatim."""
         records = load_records(require_package(self.path))
-        return pd.DataFrame([asdict(r) for r in records], columns=list(RECORD_FIELDS))
+        return _frame([asdict(r) for r in records], RECORD_FIELDS)
 
     def runs(self) -> pd.DataFrame:
         """One row per run (``data/runs.csv``), with the settings that took effect."""
@@ -90,7 +100,7 @@ class Package:
     def _run_table(self, path: str) -> pd.DataFrame:
         order = {r.record_id: i for i, r in enumerate(load_records(require_package(self.path)))}
         rows = run_table_rows(self.path, order)[path]
-        return pd.DataFrame(rows, columns=list(TABLE_FIELDS[path]))
+        return _frame(rows, TABLE_FIELDS[path])
 
 
 def parse(text: str, reading: str = "compat") -> Diagram:
