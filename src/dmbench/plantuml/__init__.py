@@ -41,5 +41,6 @@ __all__ = [
     "emit",
     "grammar_reference",
     "parse",
+    "parse_compat",
     "validate",
 ]

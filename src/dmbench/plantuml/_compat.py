@@ -17,7 +17,7 @@ grammar's ``ARROW`` token does not accept; only the meanings and the trial order
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from dmbench.plantuml._errors import NO_BLOCK, ParseError
 from dmbench.plantuml._grammar import grammar_arrows, terminal
@@ -70,6 +70,7 @@ _CONST_ATTR = re.compile(rf"^const\s+({IDENT})\s+({IDENT})\s*=\s*(.+)$")
 _NAME_TYPE_ATTR = re.compile(rf"^({IDENT})\s*:\s*([\w\[\]<>,\s]+?)(?:\s*=\s*(.+))?$")
 _TYPE_NAME_ATTR = re.compile(rf"^({IDENT})\s+({IDENT})(?:\s*=\s*(.+))?$")
 _NAME_ATTR = re.compile(rf"^({IDENT})$")
+_STATIC = "{static}"
 
 
 def _binary_pattern(arrow: str) -> re.Pattern[str]:
@@ -83,13 +84,19 @@ def _binary_pattern(arrow: str) -> re.Pattern[str]:
 _BINARY = tuple((_binary_pattern(arrow), kind, swap) for arrow, kind, swap in ARROWS)
 
 
-def parse_compat(text: str) -> Diagram:
-    """Read ``text`` as metrik-4's strict parser does; raise ``ParseError`` where it raises."""
+def parse_compat(text: str, *, keep_static: bool = False) -> Diagram:
+    """Read ``text`` as metrik-4's strict parser does; raise ``ParseError`` where it raises.
+
+    ``keep_static`` reads as metrik-1's copy of that parser, the one place the copies differ: an
+    attribute line starting with ``{static}`` is read without it instead of being dropped
+    (``is_constant`` for the ``name : Type`` and ``Type name`` forms).
+    """
     block = _BLOCK.search(text)
     if block is None:
         raise ParseError(NO_BLOCK, line=1, column=1, line_text=text.split("\n", 1)[0])
     lines = [line.strip() for line in _strip_comments(block.group(0))]
-    return _Reader(lines, offset=text.count("\n", 0, block.start())).read()
+    reader = _Reader(lines, offset=text.count("\n", 0, block.start()), keep_static=keep_static)
+    return reader.read()
 
 
 def _strip_comments(block: str) -> list[str]:
@@ -122,8 +129,13 @@ def _strip_comments(block: str) -> list[str]:
     return out
 
 
-def parse_attribute(line: str) -> Attribute | None:
+def parse_attribute(line: str, keep_static: bool = False) -> Attribute | None:
     """One attribute line of a class body, or ``None`` when upstream silently drops it."""
+    if keep_static and line.startswith(_STATIC):
+        attribute = parse_attribute(line[len(_STATIC) :].strip())
+        if attribute is None or attribute.type is None:
+            return attribute
+        return replace(attribute, is_constant=True)
     if line.startswith("enum "):
         return None
     if m := _CONST_ATTR.match(line):
@@ -150,6 +162,7 @@ def _inline_enum(m: re.Match[str]) -> Enum:
 class _Reader:
     lines: list[str]
     offset: int
+    keep_static: bool
     classes: list[Class] = field(default_factory=list)
     enums: list[Enum] = field(default_factory=list)
     relationships: list[Relationship] = field(default_factory=list)
@@ -200,7 +213,8 @@ class _Reader:
             return i + 1
         if "}" in rest:
             content = rest.rstrip("}").strip()
-            attrs = (parse_attribute(part.strip()) for part in content.split(";"))
+            parts = content.split(";")
+            attrs = (parse_attribute(part.strip(), self.keep_static) for part in parts)
             self.classes.append(Class(name, abstract, tuple(a for a in attrs if a)))
             return i + 1
         attributes: list[Attribute] = []
@@ -213,7 +227,7 @@ class _Reader:
                 return j + 1
             if em := _INLINE_ENUM.match(body):
                 nested.append(_inline_enum(em))
-            elif body and (attr := parse_attribute(body)):
+            elif body and (attr := parse_attribute(body, self.keep_static)):
                 attributes.append(attr)
             j += 1
         raise self._error(f"Class '{name}' at line {i + 1} not properly closed", i)
