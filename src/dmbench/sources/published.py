@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from dmbench.hashing import sha256_text
 from dmbench.sources.pins import BENCHMARK_REPO as BENCHMARK
 from dmbench.sources.pins import METRICS_REPO as METRICS
 from dmbench.sources.pins import PinnedFile, pinned, pinned_files, read_verified
@@ -79,6 +80,18 @@ def run_references(sources: Path) -> Iterator[str]:
     """The reference strings as each run record stores them (the golden hashes them too)."""
     for _name, run in _run_files(sources):
         yield from (record["reference"] for record in run["records"])
+
+
+def texts_by_sha256(sources: Path) -> dict[str, str]:
+    """Every published PlantUML string by the sha256 of its UTF-8, as the golden files key pairs."""
+    texts = [
+        *(row.text for row in reference_rows(sources)),
+        *(row.text for row in output_rows(sources)),
+        *run_references(sources),
+        *study_texts(sources),
+    ]
+    # some run records store no generation at all
+    return {sha256_text(text): text for text in texts if isinstance(text, str)}
 
 
 def _load(sources: Path, relpath: str):
