@@ -212,16 +212,18 @@ class TestBenchmarkView:
 
 
 class TestRegistry:
-    def test_two_metrics_by_name(self):
-        """metrik-4 reads PlantUML with the compat reading, metrik-4-standard with the standard."""
+    def test_metrics_by_name(self):
+        """metrik-4-standard reads PlantUML with the standard reading, the others as upstream."""
         assert {name: m.reading for name, m in METRICS.items()} == {
             "metrik-4": "compat",
             "metrik-4-standard": "standard",
+            "metrik-1": "compat",
+            "metrik-2": "compat",
         }
 
     def test_unknown_metric(self):
         """An unknown name is an UnknownNameError (a LookupError) listing the known ones."""
-        with pytest.raises(UnknownNameError, match="metrik-4, metrik-4-standard"):
+        with pytest.raises(UnknownNameError, match="metrik-4, metrik-4-standard, metrik-1, metrik-2"):
             get_metric("metrik-9")
 
     def test_standard_reading_keeps_what_compat_drops(self):

@@ -2,8 +2,10 @@
 
 A metric takes two PlantUML strings. ``metrik-4`` reads them with the ``compat`` reading (what
 the published numbers used), ``metrik-4-standard`` with the ``standard`` reading; the comparison
-is the same. The benchmark view (:func:`score_benchmark`) is the one rule for turning a
-generation into three numbers, shared by ``score-pairs`` and the scoring of runs.
+is the same. ``metrik-1`` and ``metrik-2`` are two more metrics of the metric study behind the
+paper's choice of metrik-4, each reading PlantUML as upstream does. The benchmark view
+(:func:`score_benchmark`) is the one rule for turning a generation into three numbers, shared
+by ``score-pairs`` and the scoring of runs.
 """
 
 from __future__ import annotations
@@ -11,11 +13,14 @@ from __future__ import annotations
 import multiprocessing
 import multiprocessing.context
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, fields
+from functools import partial
+from typing import Protocol
 
 from dmbench.errors import MetricError, MissingPrerequisiteError, UnknownNameError
+from dmbench.metrics import metrik1, metrik2
 from dmbench.metrics._wordsim import word_similarity
 from dmbench.metrics.metrik4 import Explanation, compare
 from dmbench.plantuml import parse
@@ -50,29 +55,46 @@ class BenchmarkScore:
         return asdict(self)
 
 
+class Explained(Protocol):
+    """What a metric's ``explain`` returns: the three scores and every intermediate as JSON."""
+
+    @property
+    def class_score(self) -> float: ...
+    @property
+    def attribute_score(self) -> float: ...
+    @property
+    def association_score(self) -> float: ...
+    def to_dict(self) -> dict: ...
+
+
 @dataclass(frozen=True, slots=True)
 class Metric:
-    """A registered metric: the upstream comparison over one reading of PlantUML."""
+    """A registered metric: an upstream comparison over the reading of PlantUML it used.
+
+    ``explain(reference, generated)`` reads both texts and compares them; it raises
+    ``ParseError`` or ``MetricError`` (both ``ValueError``) where upstream raises.
+    """
 
     name: str
     reading: str
     description: str
-
-    def explain(self, reference: str, generated: str) -> Explanation:
-        """All intermediates; raises ``ParseError`` or ``MetricError`` (both ``ValueError``)."""
-        reference_model = parse(reference, self.reading)
-        generated_model = parse(generated, self.reading)
-        if not reference_model.is_valid():
-            raise MetricError("Invalid reference model")
-        if not generated_model.is_valid():
-            raise MetricError("Invalid generated model")
-        return compare(reference_model, generated_model)
+    explain: Callable[[str, str], Explained]
 
     def compute(self, reference: str, generated: str) -> Scores:
         explanation = self.explain(reference, generated)
         return Scores(
             explanation.class_score, explanation.attribute_score, explanation.association_score
         )
+
+
+def _metrik4(reading: str, reference: str, generated: str) -> Explanation:
+    reference_model = parse(reference, reading)
+    generated_model = parse(generated, reading)
+    if not reference_model.is_valid():
+        raise MetricError("Invalid reference model")
+    if not generated_model.is_valid():
+        raise MetricError("Invalid generated model")
+    return compare(reference_model, generated_model)
 
 
 PUBLISHED_METRIC = "metrik-4"
@@ -83,9 +105,29 @@ METRICS: dict[str, Metric] = {
     metric.name: metric
     for metric in (
         Metric(
-            PUBLISHED_METRIC, "compat", "The published metric: upstream's parser, quirks included."
+            PUBLISHED_METRIC,
+            "compat",
+            "The published metric: upstream's parser, quirks included.",
+            partial(_metrik4, "compat"),
         ),
-        Metric(STANDARD_METRIC, "standard", "The same comparison over standard PlantUML."),
+        Metric(
+            STANDARD_METRIC,
+            "standard",
+            "The same comparison over standard PlantUML.",
+            partial(_metrik4, "standard"),
+        ),
+        Metric(
+            "metrik-1",
+            "compat",
+            "Mistake detection (Singh et al. 2022); its parser keeps {static} attributes.",
+            metrik1.explain,
+        ),
+        Metric(
+            "metrik-2",
+            "compat",
+            "Graph edit distance with an optimal assignment (Cech 2019).",
+            metrik2.explain,
+        ),
     )
 }
 DEFAULT_METRIC = PUBLISHED_METRIC
@@ -104,7 +146,7 @@ def compute(reference: str, generated: str, metric: str = DEFAULT_METRIC) -> Sco
     return get_metric(metric).compute(reference, generated)
 
 
-def explain(reference: str, generated: str, metric: str = DEFAULT_METRIC) -> Explanation:
+def explain(reference: str, generated: str, metric: str = DEFAULT_METRIC) -> Explained:
     """Like :func:`compute`, with every intermediate and the class matching."""
     return get_metric(metric).explain(reference, generated)
 
