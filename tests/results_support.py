@@ -32,12 +32,14 @@ def built_package() -> Path:
 
 @functools.cache
 def standard_scored_package() -> Path:
-    """A copy of the built package with the ``metrik-4-standard`` scores the main job adds
-    (the errata compare them with the published ones)."""
+    """A copy of the built package with the ``metrik-4-standard`` and ``metrik-2`` scores the
+    main job adds (the errata compare the first with the published ones and count the second's
+    crashes)."""
     target = Path(tempfile.mkdtemp(prefix="dmbench-results-standard-"))
     atexit.register(shutil.rmtree, target, True)
     package = copy_package(target / "package")
     score_runs(package, STANDARD_METRIC)
+    score_runs(package, "metrik-2")
     return package
 
 

@@ -42,6 +42,8 @@ T = TypeVar("T")
 
 #: The upper bound ``*`` stands for: a cardinality is a set of integers up to this.
 MANY = 100
+#: How upstream's crash on an unreadable cardinality bound starts (Python's own ``int()`` text).
+CARDINALITY_CRASH = "invalid literal for int()"
 
 
 @dataclass(frozen=True, slots=True)

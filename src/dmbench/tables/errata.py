@@ -21,9 +21,12 @@ from pathlib import Path
 from dmbench import atomic
 from dmbench.llm.candidate import CUT
 from dmbench.metrics import PUBLISHED_METRIC, STANDARD_METRIC
+from dmbench.metrics.metrik2 import CARDINALITY_CRASH
 from dmbench.package import load_records
 from dmbench.plantuml import READINGS, Relationship, parse
 from dmbench.plantuml.model import RELATIONSHIP_KINDS
+from dmbench.runs.scores import read_scores
+from dmbench.runs.store import list_runs
 from dmbench.sources import BENCHMARK_REPO, repository
 from dmbench.sources.published import published_run_pins
 from dmbench.sources.records import DATASETS
@@ -458,6 +461,58 @@ def _standard_metric_section(package_dir: Path) -> list[str]:
     return lines + markdown_table(header, rows, "lllrrr") + [""]
 
 
+METRIK2 = "metrik-2"
+
+
+def _metrik2_crash_section(package_dir: Path) -> list[str]:
+    """Which published records metrik-2 cannot score, from its recomputed rows."""
+    lines = [
+        "### 2.6 metrik-2 crashes on a cardinality bound `int()` cannot read",
+        "",
+        "metrik-2 (graph edit distance, one of the metric study's five) reads a cardinality as a",
+        "set of integers and calls `int()` on both bounds of a range, so `\"0..1*\"` raises",
+        "`ValueError: invalid literal for int() with base 10: '1*'` whenever the two diagrams",
+        "both have an edge between declared classes. dmbench keeps the crash (the benchmark view",
+        "records the message and 0/0/0) instead of repairing it, so its metrik-2 numbers are",
+        "upstream's; the affected records count as metric rejections in Tables 2-3 under",
+        "metrik-2.",
+        "",
+    ]
+    per_record: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    messages: dict[str, set[str]] = defaultdict(set)
+    scored = False
+    for run in list_runs(package_dir):
+        if run.info.origin != "published":
+            continue
+        for row in read_scores(run.path):
+            if row.metric != METRIK2 or row.origin != "recomputed":
+                continue
+            scored = True
+            per_record[row.record_id][0] += 1
+            if row.error and row.error.startswith(CARDINALITY_CRASH):
+                per_record[row.record_id][1] += 1
+                messages[row.record_id].add(row.error)
+    if not scored:
+        return lines + [
+            f"Not measured in this package: run `dmbench score --metric {METRIK2}`.",
+            "",
+        ]
+    crashed = {record: counts for record, counts in per_record.items() if counts[1]}
+    total = sum(counts[1] for counts in crashed.values())
+    outputs = sum(counts[0] for counts in per_record.values())
+    lines += [
+        f"**{total} of {outputs} published outputs crash in metrik-2, against "
+        f"{len(crashed)} reference diagram{'s' if len(crashed) != 1 else ''}.**",
+        "",
+    ]
+    rows = [
+        [record, str(outputs), str(crashes), "; ".join(f"`{m}`" for m in sorted(messages[record]))]
+        for record, (outputs, crashes) in sorted(crashed.items())
+    ]
+    header = ["Record", "Outputs", "Crashed", "Error"]
+    return lines + markdown_table(header, rows, "lrrl") + [""]
+
+
 def _cuts_section(facts: ScoringFacts) -> list[str]:
     chen = [g for g in facts.groups if g.candidate == "chen"]
     calamo = [g for g in facts.groups if g.candidate == "calamo"]
@@ -528,6 +583,7 @@ def errata_markdown(package_dir: Path) -> str:
         *_dropped_section(facts),
         *_cuts_section(facts),
         *_standard_metric_section(package_dir),
+        *_metrik2_crash_section(package_dir),
     ]
     return "\n".join(lines).rstrip() + "\n"
 
