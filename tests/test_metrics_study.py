@@ -14,12 +14,19 @@ import sys
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from conftest import read_jsonl
+from results_support import copy_package
 
-from dmbench.metrics import EMPTY_GENERATED_MODEL, get_metric, score_benchmark_many
+from dmbench.cli import main
+from dmbench.hashing import sha256_text
+from dmbench.metrics import EMPTY_GENERATED_MODEL, SCORE_NAMES, get_metric, score_benchmark_many
 from dmbench.metrics._contract import ContractViolation
+from dmbench.package import load_records, validate_package
 from dmbench.plantuml import ParseError, parse_compat
 from dmbench.plantuml._published import texts_by_sha256
+from dmbench.runs.scores import read_scores
+from dmbench.runs.store import list_runs
 
 STUDY_METRICS = ("metrik-1", "metrik-2")
 
@@ -302,3 +309,60 @@ class TestStaticReading:
         """An unreadable reference is a ParseError before any precondition is checked."""
         with pytest.raises(ParseError, match="No UML blocks"):
             get_metric("metrik-1").compute("no diagram", _uml("class A", "class A"))
+
+
+@pytest.fixture(scope="module")
+def package(tmp_path_factory) -> Path:
+    """A copy of the built package, scored from the shell's entry point with both metrics."""
+    package = copy_package(tmp_path_factory.mktemp("study") / "package")
+    for metric in STUDY_METRICS:
+        result = CliRunner().invoke(main, ["score", "--metric", metric, "--package", str(package)])
+        assert result.exit_code == 0, result.output
+        assert result.output.startswith(f"scored 1113 outputs of 42 runs with {metric} ")
+    return package
+
+
+class TestPackage:
+    """``dmbench score`` and ``dmbench tables`` with the study metrics, on the built package."""
+
+    def test_stored_scores_are_the_golden_view(self, package, golden, texts):
+        """Every recomputed row equals the golden line of its (reference, generated) pair."""
+        records = {r.record_id: r.reference for r in load_records(package)}
+        for metric in STUDY_METRICS:
+            expected = {(row["ref_sha256"], row["gen_sha256"]): row for row in golden[metric]}
+            checked = empty = 0
+            for run in list_runs(package):
+                outputs = {o.record_id: o.generated for o in run.outputs()}
+                for row in read_scores(run.path):
+                    if row.metric != metric:
+                        continue
+                    if not outputs[row.record_id].strip():
+                        assert row.error == EMPTY_GENERATED_MODEL
+                        empty += 1
+                        continue
+                    line = expected[
+                        (sha256_text(records[row.record_id]), sha256_text(outputs[row.record_id]))
+                    ]
+                    got = [row.class_score, row.attribute_score, row.association_score]
+                    if line["error"] is None:
+                        assert (row.error, got) == (None, [line[k] for k in SCORE_NAMES])
+                    else:
+                        assert row.error and got == [0.0, 0.0, 0.0]
+                    checked += 1
+            assert checked + empty == 1113
+
+    def test_tables_and_validation(self, package):
+        """Tables 2-3 under metrik-2 count its crash as a rejection; the package stays valid."""
+        result = CliRunner().invoke(
+            main,
+            ["tables", "--metric", "metrik-2", "--format", "json", "--package", str(package)],
+        )
+        assert result.exit_code == 0, result.output
+        rows, _end = json.JSONDecoder().raw_decode(result.output, result.output.index("["))
+        rule_based = next(
+            r for r in rows if r["table"] == "table2" and r.get("candidate") == "rule_based"
+        )
+        assert rule_based["metric"] == "metrik-2"
+        assert rule_based["rejected_pct"] == pytest.approx(100 / 45, abs=0.05)
+        report = validate_package(package)
+        assert report.valid, report.render()
