@@ -3,8 +3,9 @@
 Upstream guards metrik-1, -2 and -3 with an icontract precondition, ``isValidModel``: class
 names unique, enum names (standalone and nested) unique. A failed one is an icontract
 ``ViolationError``, whose message names the condition that was false; here it is a
-:class:`ContractViolation` with that same line (``isValidModel(student_model) was False``), so a
-recorded error reads as upstream's did.
+:class:`ContractViolation` whose message starts with that same line
+(``isValidModel(student_model) was False``), so a recorded error reads as upstream's did, and
+then says what is wrong in the reader's terms.
 """
 
 from __future__ import annotations
@@ -18,8 +19,11 @@ STUDENT = "isValidModel(student_model)"
 class ContractViolation(ValueError):
     """A model failed a metric's precondition (upstream: icontract ``ViolationError``)."""
 
-    def __init__(self, condition: str) -> None:
-        super().__init__(f"{condition} was False")
+    def __init__(self, condition: str, diagram: str) -> None:
+        super().__init__(
+            f"{condition} was False "
+            f"(a class or enum name is declared twice in the {diagram} diagram)"
+        )
         self.condition = condition
 
 
@@ -35,6 +39,6 @@ def has_unique_names(diagram: Diagram) -> bool:
 def require_valid(reference: Diagram, generated: Diagram) -> None:
     """Both preconditions, the reference (upstream's instructor model) first."""
     if not has_unique_names(reference):
-        raise ContractViolation(INSTRUCTOR)
+        raise ContractViolation(INSTRUCTOR, "reference")
     if not has_unique_names(generated):
-        raise ContractViolation(STUDENT)
+        raise ContractViolation(STUDENT, "generated")

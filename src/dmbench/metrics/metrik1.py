@@ -72,9 +72,12 @@ class Explanation:
             "attribute_score": self.attribute_score,
             "association_score": self.association_score,
             "mistakes": {
-                "class": [self.class_mistakes, self.classes],
-                "attribute": [self.attribute_mistakes, self.attributes],
-                "association": [self.association_mistakes, self.relationships],
+                "class": {"mistakes": self.class_mistakes, "elements": self.classes},
+                "attribute": {"mistakes": self.attribute_mistakes, "elements": self.attributes},
+                "association": {
+                    "mistakes": self.association_mistakes,
+                    "elements": self.relationships,
+                },
             },
             "class_mapping": [
                 {"reference": p.reference, "generated": p.generated, "kind": p.kind}
