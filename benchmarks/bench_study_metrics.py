@@ -54,7 +54,7 @@ def check(scores: list, rows: list[dict]) -> dict[str, int]:
 
 def child(metric: str) -> None:
     """Score the pairs twice in this process and print the timings as one JSON line."""
-    from dmbench.plantuml._published import texts_by_sha256
+    from dmbench.sources.published import texts_by_sha256
 
     rows = golden_lines(metric)
     texts = texts_by_sha256(SHARED / "upstream")

@@ -19,12 +19,13 @@ from conftest import read_jsonl
 from results_support import copy_package
 
 from dmbench.cli import main
+from dmbench.errors import MetricError
 from dmbench.hashing import sha256_text
 from dmbench.metrics import EMPTY_GENERATED_MODEL, SCORE_NAMES, get_metric, score_benchmark_many
 from dmbench.metrics._contract import ContractViolation
 from dmbench.package import load_records, validate_package
 from dmbench.plantuml import ParseError, parse_compat
-from dmbench.plantuml._published import texts_by_sha256
+from dmbench.sources.published import texts_by_sha256
 from dmbench.runs.scores import read_scores
 from dmbench.runs.store import list_runs
 
@@ -265,7 +266,7 @@ class TestMetrik2:
     def test_unreadable_bound_crashes_only_when_edges_are_compared(self):
         """c) ``0..1*`` is upstream's ``int("1*")`` ValueError, but only if both have an edge."""
         reference = _uml("class A", "class B", 'A "0..1*" -- "1" B')
-        with pytest.raises(ValueError, match=r"^invalid literal for int\(\) with base 10: '1\*'$"):
+        with pytest.raises(MetricError, match=r"^invalid literal for int\(\) with base 10: '1\*'$"):
             get_metric("metrik-2").compute(reference, _uml("class C", "class D", "C -- D"))
         assert _scores("metrik-2", reference, _uml("class C", "C -- D")) == (
             0.30000000000000004,

@@ -10,13 +10,14 @@ then says what is wrong in the reader's terms.
 
 from __future__ import annotations
 
+from dmbench.errors import MetricError
 from dmbench.plantuml.model import Diagram
 
 INSTRUCTOR = "isValidModel(instructor_model)"
 STUDENT = "isValidModel(student_model)"
 
 
-class ContractViolation(ValueError):
+class ContractViolation(MetricError):
     """A model failed a metric's precondition (upstream: icontract ``ViolationError``)."""
 
     def __init__(self, condition: str, diagram: str) -> None:

@@ -17,8 +17,8 @@ deletion and insertion costs):
 Upstream's quirks are kept on purpose: two classes with the same name cost 0 whatever their
 attributes, and so does an edge between the same two names whatever its relationships; a
 cardinality is a set of integers (``*`` is 0..100), and a bound that ``int()`` does not read
-(``"0..1*"``) is a ``ValueError``, raised only when an edge cost is computed, i.e. when both
-diagrams have an edge. Sums follow upstream's order (vertex and edge totals left to right,
+(``"0..1*"``) is upstream's ``ValueError`` (here a ``MetricError`` with the same text), raised
+only when an edge cost is computed, i.e. when both diagrams have an edge. Sums follow upstream's order (vertex and edge totals left to right,
 substitutions, deletions, insertions; assignment sums as numpy adds them), so the scores are
 bit-identical to a run of the upstream code, independent of the Python version.
 """
@@ -33,6 +33,7 @@ from typing import TypeVar
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
+from dmbench.errors import MetricError
 from dmbench.metrics._contract import require_valid
 from dmbench.metrics._levenshtein import normalised_levenshtein
 from dmbench.plantuml import parse_compat
@@ -134,8 +135,8 @@ _read = lru_cache(maxsize=256)(parse_compat)
 def compare(reference: Diagram, generated: Diagram) -> Explanation:
     """Metrik-2 of two parsed diagrams.
 
-    Raises ``ContractViolation`` for a repeated name and upstream's ``ValueError`` for a
-    cardinality bound ``int()`` cannot read.
+    Raises ``ContractViolation`` for a repeated name and a ``MetricError`` with upstream's
+    ``ValueError`` text for a cardinality bound ``int()`` cannot read.
     """
     require_valid(reference, generated)
     ref_classes, gen_classes = reference.classes, generated.classes
@@ -322,7 +323,8 @@ def _jaccard_distance(cardinality: str | None, other: str | None) -> float:
 
 @lru_cache(maxsize=4096)
 def _cardinality_set(cardinality: str | None) -> frozenset[int]:
-    """The integers a cardinality allows; raises upstream's ``ValueError`` on a bad bound.
+    """The integers a cardinality allows; a bound ``int()`` cannot read is a ``MetricError``
+    with upstream's ``ValueError`` text.
 
     Parts are split on ``,``; ``*`` is 0..100, ``a..b`` is a range (empty ``a`` is 0, ``*`` as
     ``b`` is 100), any other part counts if ``int()`` reads it and is ignored otherwise.
@@ -335,13 +337,17 @@ def _cardinality_set(cardinality: str | None) -> frozenset[int]:
         if part == "*":
             allowed.update(range(MANY + 1))
         elif ".." in part:
-            left, right = (side.strip() for side in part.split("..", 1))
-            lower = int(left) if left else 0
-            upper = MANY if right == "*" else int(right)
-            allowed.update(range(lower, upper + 1))
+            allowed.update(_range(*(side.strip() for side in part.split("..", 1))))
         elif part:
             try:
                 allowed.add(int(part))
             except ValueError:
                 continue
     return frozenset(allowed)
+
+
+def _range(lower: str, upper: str) -> range:
+    try:
+        return range(int(lower) if lower else 0, (MANY if upper == "*" else int(upper)) + 1)
+    except ValueError as exc:
+        raise MetricError(str(exc)) from exc
