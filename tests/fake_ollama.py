@@ -2,7 +2,9 @@
 
 Chat replies come from a script (one entry per ``/api/chat`` request, in order) or, when the
 script is empty, from a responder function of the request body. Every request body is kept as
-the exact bytes received, so tests can assert what the ``ollama`` client really sent.
+the exact bytes received, so tests can assert what the ``ollama`` client really sent (a
+structured-output request carries its JSON Schema as ``format``, which :func:`judge_reply`
+answers). A reply can end with any ``done_reason`` (``"length"``: cut off by ``num_predict``).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ class Reply:
     thinking: str | None = None
     status: int = 200
     delay: float = 0.0
+    done_reason: str = "stop"
 
 
 def wire_string(text: str) -> bytes:
@@ -43,6 +46,21 @@ def diagram_reply(body: dict[str, Any]) -> Reply:
     user = body["messages"][-1].get("content", "")
     name = "C" + hashlib.sha256(user.encode()).hexdigest()[:8]
     return Reply(f"@startuml\nclass {name} {{\n  name : String\n}}\n{name} -- Other\n@enduml")
+
+
+def criterion_ids(body: dict[str, Any]) -> list[str]:
+    """The criterion ids a judge request's ``format`` schema requires, in its order."""
+    return list(body["format"]["properties"]["scores"]["required"])
+
+
+def judge_reply(a: int, b: int, reason: str = "scripted") -> Callable[[dict[str, Any]], Reply]:
+    """A responder giving every criterion of the request's schema the scores ``a`` and ``b``."""
+
+    def respond(body: dict[str, Any]) -> Reply:
+        scores = {cid: {"A": a, "B": b, "reason": reason} for cid in criterion_ids(body)}
+        return Reply(json.dumps({"scores": scores}))
+
+    return respond
 
 
 class FakeOllama:
@@ -163,7 +181,7 @@ class FakeOllama:
                             "created_at": "2026-11-29T00:00:00Z",
                             "message": message,
                             "done": True,
-                            "done_reason": "stop",
+                            "done_reason": reply.done_reason,
                             "total_duration": 1000,
                             "load_duration": 10,
                             "prompt_eval_count": 7,

@@ -1,8 +1,9 @@
 """Content-addressed store of LLM replies, so a rerun replays instead of paying again.
 
 A reply is filed under the sha256 of what determines it: the model digest, the messages, the
-generation options (with ``think``) and the sample number. The sample number keeps runs 1-3 of a
-matrix independent draws instead of replays of one another. Failed calls are never stored.
+generation options (with ``think``), the structured-output schema when one is asked for, and
+the sample number. The sample number keeps runs 1-3 of a matrix independent draws instead of
+replays of one another. Failed calls are never stored, nor replies their caller rejects.
 Files are written atomically, so a kill leaves either no entry or a whole one.
 """
 
@@ -29,13 +30,17 @@ def cache_key(
     options: Mapping[str, Any],
     think: bool,
     sample: int,
+    format: Mapping[str, Any] | None = None,
 ) -> str:
-    material = {
+    """``format`` (structured output) joins the key only when set, so older keys stay valid."""
+    material: dict[str, Any] = {
         "model_digest": model_digest,
         "messages": [dict(message) for message in messages],
         "options": {**options, "think": think},
         "sample": sample,
     }
+    if format is not None:
+        material["format"] = dict(format)
     return sha256_bytes(_canonical(material))
 
 

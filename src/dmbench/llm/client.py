@@ -79,6 +79,7 @@ _OPTION_TYPES = {
     "top_p": float,
     "top_k": int,
     "repeat_penalty": float,
+    "num_ctx": int,
 }
 T = TypeVar("T")
 log = logging.getLogger(__name__)
@@ -127,6 +128,7 @@ class Options:
     top_p: float | None = None
     top_k: int | None = None
     repeat_penalty: float | None = None
+    num_ctx: int | None = None
 
     def payload(self) -> dict[str, float | int]:
         return {
@@ -346,11 +348,22 @@ class OllamaChat:
             self.cache.remember_model(self.model, info.to_dict())
         return info
 
-    def chat(self, system: str, user: str, options: Options, sample: int = 1) -> ChatReply:
+    def chat(
+        self,
+        system: str,
+        user: str,
+        options: Options,
+        sample: int = 1,
+        format: dict[str, Any] | None = None,
+        accept: Callable[[dict[str, Any]], bool] | None = None,
+    ) -> ChatReply:
         """One call: cache, else the server (with retries); raises :class:`ChatError`.
 
         ``sample`` numbers independent draws of the same request (a matrix's run index), so
-        that runs 1-3 are not replays of one another.
+        that runs 1-3 are not replays of one another. ``format`` (a JSON Schema) asks for
+        structured output; ``accept`` decides whether a reply body may be cached, so that a
+        reply its caller rejects (e.g. one that breaks the schema) is asked again next time
+        instead of replayed for good.
         """
         messages = ([{"role": "system", "content": system}] if system else []) + [
             {"role": "user", "content": user}
@@ -367,12 +380,12 @@ class OllamaChat:
         started = time.monotonic()
         try:
             info = self.server_info()
-            key = cache_key(info.model_digest, messages, sent_options, self.think, sample)
+            key = cache_key(info.model_digest, messages, sent_options, self.think, sample, format)
             call.update(
                 model_digest=info.model_digest, server_version=info.server_version, cache_key=key
             )
             response, host, attempts, cached = self._reply(
-                key, info, messages, sent_options, sample
+                key, info, messages, sent_options, sample, format, accept
             )
         except ChatError as exc:
             call.update(exc.call, wall_seconds=round(time.monotonic() - started, 3))
@@ -404,6 +417,8 @@ class OllamaChat:
         messages: list[dict[str, str]],
         options: dict[str, float | int],
         sample: int,
+        format: dict[str, Any] | None = None,
+        accept: Callable[[dict[str, Any]], bool] | None = None,
     ) -> tuple[dict[str, Any], str | None, int, bool]:
         """(response body, host, attempts, from cache?): the cache first, then the server."""
         cached = self.cache.get(key) if self.cache is not None else None
@@ -424,10 +439,11 @@ class OllamaChat:
                 stream=False,
                 think=self.think,
                 options=options or None,
+                format=format,
             ),
         )
         response = reply.model_dump(mode="json", exclude_none=True)
-        if self.cache is not None:
+        if self.cache is not None and (accept is None or accept(response)):
             self.cache.put(
                 key,
                 {
@@ -439,6 +455,7 @@ class OllamaChat:
                     "options": options,
                     "think": self.think,
                     "sample": sample,
+                    **({"format": format} if format is not None else {}),
                     "response": response,
                     "stored_utc": now_utc(),
                 },
