@@ -96,7 +96,10 @@ class TestBuild:
         descriptor = json.loads((built / "datapackage.json").read_text())
         assert descriptor["$schema"] == "https://datapackage.org/profiles/2.0/datapackage.json"
         names = [r["name"] for r in descriptor["resources"]]
-        assert names == ["records", "prompts", "runs", "outputs", "scores", "files"]
+        assert names == [
+            "records", "prompts", "runs", "outputs", "scores", "judgements", "judge_controls",
+            "files",
+        ]  # fmt: skip
         for resource in descriptor["resources"]:
             data = (built / resource["path"]).read_bytes()
             assert resource["bytes"] == len(data)

@@ -7,6 +7,7 @@ import click
 from dmbench._version import __version__
 from dmbench.cli import (
     commands_generate,
+    commands_judge,
     commands_metrics,
     commands_plantuml,
     commands_reproduce,
@@ -25,6 +26,7 @@ def main() -> None:
 for _module in (
     commands_sources,
     commands_generate,
+    commands_judge,
     commands_plantuml,
     commands_metrics,
     commands_results,

@@ -50,11 +50,13 @@ class BuildResult:
 
 
 def install_schemas(package_dir: Path) -> None:
+    """The package's own schemas and the judge's (judgements table, judge run, criteria)."""
     target = Path(package_dir) / SCHEMAS_DIR
     target.mkdir(parents=True, exist_ok=True)
-    for item in resources.files("dmbench.package").joinpath("schemas").iterdir():
-        if item.name.endswith(".json"):
-            (target / item.name).write_bytes(item.read_bytes())
+    for owner in ("dmbench.package", "dmbench.judge"):
+        for item in resources.files(owner).joinpath("schemas").iterdir():
+            if item.name.endswith(".json"):
+                (target / item.name).write_bytes(item.read_bytes())
 
 
 def install_upstream_licenses(sources_dir: Path, package_dir: Path) -> None:

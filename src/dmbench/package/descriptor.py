@@ -17,7 +17,13 @@ from dmbench import atomic
 from dmbench.csvio import write_csv
 from dmbench.hashing import file_sha256
 from dmbench.package.metadata import package_header
-from dmbench.package.tables import OUTPUTS_PATH, RUNS_PATH, SCORES_PATH
+from dmbench.package.tables import (
+    JUDGE_CONTROLS_PATH,
+    JUDGEMENTS_PATH,
+    OUTPUTS_PATH,
+    RUNS_PATH,
+    SCORES_PATH,
+)
 from dmbench.sources.prompts import PROMPTS, PROMPTS_DIR
 from dmbench.sources.records import DATASETS
 
@@ -62,6 +68,18 @@ RESOURCES = (
     ),
     ResourceSpec(
         "scores", SCORES_PATH, "Scores", "Published and recomputed metrik-4 scores per output."
+    ),
+    ResourceSpec(
+        "judgements",
+        JUDGEMENTS_PATH,
+        "Judgements",
+        "Judge-model scores of outputs against their reference (dmbench judge), per judgement.",
+    ),
+    ResourceSpec(
+        "judge_controls",
+        JUDGE_CONTROLS_PATH,
+        "Judge controls",
+        "Judge-model scores of each reference against itself (dmbench judge --control).",
     ),
     ResourceSpec(
         "files",

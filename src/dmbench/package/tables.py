@@ -1,10 +1,11 @@
-"""The package's tabular resources derived from the run store and the prompts.
+"""The package's tabular resources derived from the run store (judge runs too) and the prompts.
 
 The CSV conventions (RFC 4180, byte-exact strings, bit-exact floats) are in ``dmbench.csvio``.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -12,12 +13,15 @@ from typing import Any
 from dmbench import atomic
 from dmbench.csvio import csv_text
 from dmbench.hashing import sha256_text
+from dmbench.judge.runs import list_judge_runs
 from dmbench.runs.scores import read_scores
 from dmbench.runs.store import OutputRow, Run, list_runs
 
 RUNS_PATH = "data/runs.csv"
 OUTPUTS_PATH = "data/outputs.csv"
 SCORES_PATH = "data/scores.csv"
+JUDGEMENTS_PATH = "data/judgements.csv"
+JUDGE_CONTROLS_PATH = "data/judge_controls.csv"
 
 RUN_FIELDS = (
     "run_id", "candidate", "model", "dataset", "run_index", "origin", "canonical", "uses_llm",
@@ -29,6 +33,11 @@ RUN_FIELDS = (
 )
 OUTPUT_FIELDS = (
     "run_id", "record_id", "generated", "generated_sha256", "failed", "error", "elapsed_seconds",
+)
+JUDGEMENT_FIELDS = (
+    "judge_run_id", "instance", "judgement", "run_id", "record_id", "type", "judge",
+    "reference_shown_as", "failed", "error", "attempts", "s_generated", "s_reference", "s_final",
+    "instance_failed", "instance_s_final", "dimensions", "criteria",
 )
 SCORE_FIELDS = (
     "run_id", "record_id", "metric", "origin", "class_score", "attribute_score",
@@ -68,10 +77,70 @@ def _run_row(run: Run, outputs: list[OutputRow]) -> dict[str, Any]:
     }
 
 
+def _json(value: Any) -> str | None:
+    return None if value is None else json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def _criteria_cell(judgement: Mapping[str, Any]) -> str | None:
+    if judgement["dimensions"] is None:
+        return None
+    reasons = judgement["scores"]
+    return _json(
+        {
+            cid: {**part, "reason": reasons[cid]["reason"]}
+            for dimension in judgement["dimensions"].values()
+            for cid, part in dimension["criteria"].items()
+        }
+    )
+
+
+def judgement_rows(package_dir: Path, controls: bool = False) -> list[dict[str, Any]]:
+    """One row per judgement of every judge run; one for an instance never sent (empty).
+
+    Judged outputs, or with ``controls`` the control judgements (which have no run)."""
+    rows = []
+    for run in list_judge_runs(Path(package_dir)):
+        for stored in sorted(run.rows(), key=lambda r: r["instance"]):
+            if (stored["run_id"] is None) != controls:
+                continue
+            common = {
+                "judge_run_id": run.run_id,
+                "instance": stored["instance"],
+                "run_id": stored["run_id"],
+                "record_id": stored["record_id"],
+                "type": stored["type"],
+                "instance_failed": stored["failed"],
+                "instance_s_final": stored["s_final"],
+            }
+            if not stored["judgements"]:
+                rows.append(
+                    {**common, "judgement": 0, "failed": False, "error": stored["error"],
+                     "attempts": 0, "s_final": stored["s_final"]}
+                )
+            for number, judgement in enumerate(stored["judgements"], start=1):
+                rows.append(
+                    {
+                        **common,
+                        "judgement": number,
+                        **{k: judgement[k] for k in (
+                            "judge", "reference_shown_as", "failed", "error", "attempts",
+                            "s_generated", "s_reference", "s_final",
+                        )},
+                        "dimensions": _json(
+                            None if judgement["dimensions"] is None else {
+                                d: part["ratio"] for d, part in judgement["dimensions"].items()
+                            }
+                        ),
+                        "criteria": _criteria_cell(judgement),
+                    }
+                )
+    return rows
+
+
 def run_table_rows(
     package_dir: Path, record_order: Mapping[str, int]
 ) -> dict[str, list[dict[str, Any]]]:
-    """The rows of runs.csv, outputs.csv and scores.csv as ``runs/`` defines them, typed."""
+    """The rows of runs, outputs, scores and judgements as ``runs/`` defines them, typed."""
     run_rows = []
     outputs = []
     scores = []
@@ -96,19 +165,31 @@ def run_table_rows(
             key=lambda s: (record_order[s.record_id], s.metric, origin_order.get(s.origin, 2)),
         )
         scores.extend({name: getattr(s, name) for name in SCORE_FIELDS} for s in run_scores)
-    return {RUNS_PATH: run_rows, OUTPUTS_PATH: outputs, SCORES_PATH: scores}
+    return {
+        RUNS_PATH: run_rows,
+        OUTPUTS_PATH: outputs,
+        SCORES_PATH: scores,
+        JUDGEMENTS_PATH: judgement_rows(package_dir),
+        JUDGE_CONTROLS_PATH: judgement_rows(package_dir, controls=True),
+    }
 
 
-TABLE_FIELDS = {RUNS_PATH: RUN_FIELDS, OUTPUTS_PATH: OUTPUT_FIELDS, SCORES_PATH: SCORE_FIELDS}
+TABLE_FIELDS = {
+    RUNS_PATH: RUN_FIELDS,
+    OUTPUTS_PATH: OUTPUT_FIELDS,
+    SCORES_PATH: SCORE_FIELDS,
+    JUDGEMENTS_PATH: JUDGEMENT_FIELDS,
+    JUDGE_CONTROLS_PATH: JUDGEMENT_FIELDS,
+}
 
 
 def run_tables(package_dir: Path, record_order: Mapping[str, int]) -> dict[str, str]:
-    """The CSV text of runs.csv, outputs.csv and scores.csv as ``runs/`` defines them."""
+    """The CSV text of runs, outputs, scores and judgements as ``runs/`` defines them."""
     rows = run_table_rows(package_dir, record_order)
     return {path: csv_text(TABLE_FIELDS[path], rows[path]) for path in TABLE_FIELDS}
 
 
 def write_run_tables(package_dir: Path, record_order: Mapping[str, int]) -> None:
-    """Rewrite runs.csv, outputs.csv and scores.csv from ``runs/`` (outputs in record order)."""
+    """Rewrite runs, outputs, scores and judgements from ``runs/`` (outputs in record order)."""
     for path, text in run_tables(package_dir, record_order).items():
         atomic.write_text(Path(package_dir) / path, text)

@@ -22,6 +22,7 @@ import jsonschema
 from dmbench.csvio import read_csv
 from dmbench.errors import PackageError
 from dmbench.hashing import file_sha256, sha256_text
+from dmbench.judge.runs import CRITERIA_FILE
 from dmbench.package.descriptor import (
     DESCRIPTOR,
     FILES_PATH,
@@ -31,10 +32,11 @@ from dmbench.package.descriptor import (
 )
 from dmbench.package.tables import run_tables
 from dmbench.plantuml import READINGS, ParseError, parse
-from dmbench.runs.store import RUN_FILE, RUNS_DIR
+from dmbench.runs.store import JUDGE_RUN_PREFIX, RUN_FILE, RUNS_DIR
 from dmbench.sources.records import DATASETS, RECORDS_PATH
 
 RUN_JSON_SCHEMA = f"{SCHEMAS_DIR}/run.json-schema.json"
+JUDGE_RUN_JSON_SCHEMA = f"{SCHEMAS_DIR}/judge-run.json-schema.json"
 
 
 def run_json_validator(package_dir: Path | None = None) -> jsonschema.Draft202012Validator:
@@ -149,6 +151,8 @@ def _tables(package_dir: Path, report: Report) -> None:
         "runs": ("run_id",),
         "outputs": ("run_id", "record_id"),
         "scores": ("run_id", "record_id", "metric", "origin"),
+        "judgements": ("judge_run_id", "instance", "judgement"),
+        "judge_controls": ("judge_run_id", "instance", "judgement"),
         "files": ("path",),
     }
     for name, key in keys.items():
@@ -193,6 +197,9 @@ def _tables(package_dir: Path, report: Report) -> None:
     foreign("outputs", ("run_id",), "runs", ("run_id",))
     foreign("outputs", ("record_id",), "records", ("record_id",))
     foreign("scores", ("run_id", "record_id"), "outputs", ("run_id", "record_id"))
+    foreign("judgements", ("run_id", "record_id"), "outputs", ("run_id", "record_id"))
+    foreign("judgements", ("record_id",), "records", ("record_id",))
+    foreign("judge_controls", ("record_id",), "records", ("record_id",))
     report.checks.append("unique keys, record counts, content hashes, foreign keys")
 
     for line, row in tables["records"]:
@@ -220,22 +227,38 @@ def _derived_tables(package_dir: Path, report: Report) -> None:
                 "or `dmbench build`",
                 path,
             )
-    report.checks.append(f"runs, outputs and scores tables agree with {RUNS_DIR}/")
+    report.checks.append(f"runs, outputs, scores and judgements tables agree with {RUNS_DIR}/")
 
 
 def _run_files(package_dir: Path, report: Report) -> None:
     validator = run_json_validator(package_dir)
+    judge_validator = jsonschema.Draft202012Validator(
+        json.loads((package_dir / JUDGE_RUN_JSON_SCHEMA).read_text("utf-8"))
+    )
     for run_file in sorted((package_dir / RUNS_DIR).glob(f"*/{RUN_FILE}")):
         where = run_file.relative_to(package_dir).as_posix()
+        judge_run = run_file.parent.name.startswith(JUDGE_RUN_PREFIX)
         try:
             data = json.loads(run_file.read_text("utf-8"))
         except json.JSONDecodeError as exc:
             report.add("json", str(exc), where)
             continue
-        for error in validator.iter_errors(data):
+        for error in (judge_validator if judge_run else validator).iter_errors(data):
             path = "/".join(str(p) for p in error.absolute_path) or "(top)"
             report.add("json-schema", f"{path}: {error.message}", where)
-    report.checks.append(f"every {RUNS_DIR}/*/{RUN_FILE} against {RUN_JSON_SCHEMA}")
+        criteria = run_file.parent / CRITERIA_FILE
+        if judge_run and criteria.is_file():
+            expected = (data.get("settings") or {}).get("criteria_sha256")
+            if file_sha256(criteria) != expected:
+                report.add(
+                    "criteria-hash",
+                    f"{CRITERIA_FILE} does not have the criteria_sha256 {expected} of its run",
+                    where,
+                )
+    report.checks.append(
+        f"every {RUNS_DIR}/*/{RUN_FILE} against {RUN_JSON_SCHEMA} (judge runs: "
+        f"{JUDGE_RUN_JSON_SCHEMA})"
+    )
 
 
 def validate_package(package_dir: Path) -> Report:

@@ -26,6 +26,8 @@ from dmbench.runs.jsonl import json_line, read_rows
 RUNS_DIR = "runs"
 RUN_FILE = "run.json"
 OUTPUTS_FILE = "outputs.jsonl"
+JUDGE_RUN_PREFIX = "judge__"
+"""Judge runs (``dmbench.judge``) share ``runs/`` but are not generation runs: skipped here."""
 
 
 def model_tag(model: str | None) -> str:
@@ -190,4 +192,8 @@ def list_runs(package_dir: Path) -> list[Run]:
     root = Path(package_dir) / RUNS_DIR
     if not root.is_dir():
         return []
-    return [load_run(p) for p in sorted(root.iterdir()) if (p / RUN_FILE).exists()]
+    return [
+        load_run(p)
+        for p in sorted(root.iterdir())
+        if (p / RUN_FILE).exists() and not p.name.startswith(JUDGE_RUN_PREFIX)
+    ]

@@ -1,0 +1,241 @@
+"""``dmbench judge`` and ``dmbench leaderboard``: the judge model's view beside metrik-4."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+from types import SimpleNamespace
+from typing import IO
+
+import click
+
+from dmbench import paths
+from dmbench.cli._options import elapsed, package_option
+from dmbench.cli.commands_generate import ProgressBar
+from dmbench.errors import PackageError
+from dmbench.judge import (
+    Instance,
+    Judge,
+    JudgeOptions,
+    judge_pairs,
+    leaderboard_rows,
+    load_criteria,
+    model_family,
+    open_judge_run,
+    read_pairs,
+    run_judgements,
+    targets,
+)
+from dmbench.judge.judging import DEFAULT_NUM_CTX, DEFAULT_NUM_PREDICT
+from dmbench.judge.runs import CONTROLS
+from dmbench.llm import CACHE_DIR, DEFAULT_TIMEOUT, OllamaChat, ResponseCache
+from dmbench.package import load_records, refresh
+from dmbench.package.descriptor import DESCRIPTOR
+from dmbench.package.lock import package_lock
+from dmbench.runs.store import Run, list_runs
+from dmbench.tables.leaderboard import write_leaderboard
+
+
+def _split(values: tuple[str, ...]) -> list[str]:
+    return [item for value in values for item in value.replace(",", " ").split()]
+
+
+@click.command()
+@click.option(
+    "--pairs",
+    "pairs_file",
+    type=click.File("r", encoding="utf-8"),
+    default=None,
+    help='Your own pairs: JSON lines {"id", "text", "reference", "generated"} (+ "type", '
+    '"caption"; - for stdin); prints one result line per pair, in input order.',
+)
+@click.option(
+    "--runs",
+    "run_ids",
+    multiple=True,
+    metavar="RUN_ID",
+    help="Judge the outputs of these stored runs (repeat or separate by commas); the judge run "
+    "is stored in the package.",
+)
+@click.option("--canonical", is_flag=True, help="Judge every canonical (published) run.")
+@click.option(
+    "--model",
+    "models",
+    multiple=True,
+    required=True,
+    help="Judge model (Ollama); repeat for a panel, whose S_final is averaged over judges.",
+)
+@click.option(
+    "--host",
+    "hosts",
+    multiple=True,
+    help="Ollama server URL; repeat for several (default: $OLLAMA_HOST, else localhost:11434).",
+)
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Seeds the per-instance order (and the judge's sampling).")
+@click.option("--both-orders", is_flag=True,
+              help="Judge each instance in both orders and average; reports position bias.")
+@click.option(
+    "--control",
+    type=click.Choice(CONTROLS),
+    default=None,
+    help="identity: judge each reference against itself (S_final should be 0.5).",
+)
+@click.option("--criteria", "criteria_file", type=click.Path(dir_okay=False, path_type=Path),
+              default=None, help="Criteria file (default: dmbench's criteria-v1.json).")
+@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Instances judged at once, spread over the hosts.")
+@click.option("--offline", is_flag=True,
+              help="Replay judge replies from the cache only; fail on one it does not hold.")
+@click.option("--think/--no-think", default=False, show_default=True,
+              help="Let a thinking judge think before answering.")
+@click.option("--num-predict", type=click.IntRange(min=1), default=DEFAULT_NUM_PREDICT,
+              show_default=True, help="Most tokens a judge reply may have.")
+@click.option("--num-ctx", type=click.IntRange(min=512), default=DEFAULT_NUM_CTX,
+              show_default=True,
+              help="Smallest context window; raised per call when both diagrams need more.")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=DEFAULT_TIMEOUT,
+              show_default=True, help="Seconds a judge call may take.")
+@click.option("--quiet", is_flag=True,
+              help="No progress bar (it is drawn only when stderr is a terminal).")
+@package_option
+def judge(
+    pairs_file: IO[str] | None,
+    run_ids: tuple[str, ...],
+    canonical: bool,
+    models: tuple[str, ...],
+    hosts: tuple[str, ...],
+    seed: int,
+    both_orders: bool,
+    control: str | None,
+    criteria_file: Path | None,
+    workers: int,
+    offline: bool,
+    think: bool,
+    num_predict: int,
+    num_ctx: int,
+    timeout: float,
+    quiet: bool,
+    package_dir: Path | None,
+) -> None:
+    """Score outputs against their reference with a judge model, blind (SciDiagBench protocol).
+
+    Each instance shows the text, a caption and the two diagrams as Diagram A and Diagram B
+    (same canonical form, seeded order); the judge scores both 1-10 per criterion and
+    S_final = S(output) / (S(output) + S(reference)).
+    """
+    chosen = [name for name, given in (("--pairs", pairs_file is not None),
+                                       ("--runs", bool(run_ids)), ("--canonical", canonical))
+              if given]
+    if len(chosen) != 1:
+        raise click.UsageError("give exactly one of --pairs, --runs and --canonical")
+    if len(set(models)) != len(models):
+        raise click.UsageError("a --model is given twice")
+    package = paths.package_dir(package_dir)
+    criteria = load_criteria(criteria_file)
+    options = JudgeOptions(seed, both_orders, 0.0, num_predict, num_ctx, think)
+    cache = ResponseCache(package / CACHE_DIR)
+    judges = [
+        Judge(OllamaChat(m, hosts=hosts, timeout=timeout, think=think, cache=cache,
+                         offline=offline), criteria, options)
+        for m in models
+    ]
+    started = time.perf_counter()
+    if pairs_file is not None:
+        if quiet:
+            raise click.UsageError("--quiet is for stored judge runs; --pairs draws no bar")
+        instances = read_pairs(pairs_file, source=pairs_file.name)
+        if control == "identity":
+            instances = [_identity(i) for i in instances]
+        _check_judges(judges)
+        for line in judge_pairs(judges, instances, workers):
+            click.echo(json.dumps(line, ensure_ascii=False))
+        return
+    records = load_records(package)
+    runs = _select_runs(package, _split(run_ids), canonical)
+    wanted = targets(runs, records, criteria, control)
+    _check_judges(judges)
+    _warn_self_preference(models, runs)
+    bar = None if quiet or not sys.stderr.isatty() else ProgressBar()
+    with package_lock(package):
+        run = open_judge_run(package, judges, criteria, options, [r.info.run_id for r in runs],
+                             control)
+        if bar is not None:
+            stored = run.rows()
+            bar.start_run(run.run_id, len(wanted), len(stored), sum(r["failed"] for r in stored))
+        on_row = None if bar is None else (lambda row: bar(SimpleNamespace(failed=row["failed"])))
+        run_judgements(run, judges, wanted, workers, on_row)
+        if bar is not None:
+            bar.close()
+        if (package / DESCRIPTOR).is_file():
+            refresh(package)
+    totals = run.info["totals"]
+    click.echo(
+        f"{run.run_id}: {totals['n_instances']} instances, {totals['n_failed']} failed, "
+        f"{totals['n_empty_generated']} empty ({run.path}) ({elapsed(started)})"
+    )
+
+
+def _check_judges(judges: list[Judge]) -> None:
+    """Every judge answers (or, offline, the cache knows it) before any instance is sent."""
+    for one in judges:
+        one.chat.server_info()
+
+
+def _identity(instance: Instance) -> Instance:
+    return Instance(instance.id, instance.text, instance.reference, instance.reference,
+                    instance.type, instance.caption)
+
+
+def _select_runs(package: Path, run_ids: list[str], canonical: bool) -> list[Run]:
+    stored = {run.info.run_id: run for run in list_runs(package)}
+    if canonical:
+        chosen = [run for run in stored.values() if run.info.canonical]
+        if not chosen:
+            raise PackageError(f"{package}: no canonical runs; run `dmbench build` first")
+        return chosen
+    unknown = [run_id for run_id in run_ids if run_id not in stored]
+    if unknown:
+        raise PackageError(
+            f"{package}: no run {', '.join(map(repr, unknown))} (see data/runs.csv for the ids)"
+        )
+    return [stored[run_id] for run_id in dict.fromkeys(run_ids)]
+
+
+def _warn_self_preference(models: tuple[str, ...], runs: list[Run]) -> None:
+    families = {model_family(m): m for m in models}
+    for llm in sorted({run.info.model for run in runs if run.info.model}):
+        judge_model = families.get(model_family(llm))
+        if judge_model:
+            click.echo(
+                f"dmbench: warning: judge {judge_model} shares the model family "
+                f"{model_family(llm)!r} with {llm}; it may prefer its own family's outputs",
+                err=True,
+            )
+
+
+@click.command()
+@click.option("--judge", "judge_run_id", default=None, metavar="RUN_ID",
+              help="One judge run (default: every judge run in the package).")
+@click.option("--format", "fmt", type=click.Choice(["md", "csv", "json"]), default="md",
+              show_default=True,
+              help="md or csv: write leaderboard.md / .csv to --out; json: print the rows.")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("results"),
+              show_default=True, help="Directory for leaderboard.md / leaderboard.csv.")
+@package_option
+def leaderboard(judge_run_id: str | None, fmt: str, out: Path, package_dir: Path | None) -> None:
+    """The judge leaderboard: mean S_final per (candidate, LLM) and judge, with its CI and bias."""
+    started = time.perf_counter()
+    rows = leaderboard_rows(paths.package_dir(package_dir), judge_run_id)
+    if not rows:
+        raise PackageError("no judge runs in the package; run `dmbench judge --runs ...` first")
+    if fmt == "json":
+        click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
+        return
+    path = write_leaderboard(rows, out, fmt)
+    click.echo(f"wrote {path} ({elapsed(started)})")
+
+
+COMMANDS = [judge, leaderboard]

@@ -1,0 +1,49 @@
+"""The judge: a model scores each output against its reference, blind, on weighted criteria.
+
+After the SciDiagBench protocol (``../shared/spec/judge-protocol.md``): per instance the judge
+sees the text, a caption and the two diagrams as "Diagram A" and "Diagram B" in one canonical
+form, in a seeded order, and scores both 1-10 per criterion; S_final = S(D̂) / (S(D̂) + S(D)).
+"""
+
+from dmbench.judge.criteria import Criteria, CriteriaError, load_criteria
+from dmbench.judge.judging import (
+    EMPTY_GENERATED,
+    MAX_ATTEMPTS,
+    Instance,
+    Judge,
+    Judged,
+    JudgeOptions,
+    judge_in_order,
+    judge_instance,
+    model_family,
+    reference_position,
+)
+from dmbench.judge.leaderboard import leaderboard_rows
+from dmbench.judge.pairs import judge_pairs, read_pairs
+from dmbench.judge.runs import list_judge_runs, open_judge_run, run_judgements, targets
+from dmbench.judge.scoring import ratio, score
+
+__all__ = [
+    "EMPTY_GENERATED",
+    "MAX_ATTEMPTS",
+    "Criteria",
+    "CriteriaError",
+    "Instance",
+    "Judge",
+    "JudgeOptions",
+    "Judged",
+    "judge_in_order",
+    "judge_instance",
+    "judge_pairs",
+    "leaderboard_rows",
+    "list_judge_runs",
+    "load_criteria",
+    "model_family",
+    "open_judge_run",
+    "ratio",
+    "read_pairs",
+    "reference_position",
+    "run_judgements",
+    "score",
+    "targets",
+]

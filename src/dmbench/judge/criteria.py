@@ -1,0 +1,148 @@
+"""The judge's criteria, read from a versioned data file and checked before any call.
+
+The file (``criteria-v1.json`` is dmbench's) lists dimensions, their criteria with the text the
+judge reads and intra-dimension weights w_c, and dimension weights W_{d,τ} per diagram type τ.
+Its JSON Schema is shipped in the package's ``schemas/``; the sums to 1, which a schema cannot
+state, are checked here. A run records the file's sha256, so a changed text is a changed run.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+from dmbench.errors import DmbenchError
+from dmbench.hashing import sha256_bytes
+
+DEFAULT_CRITERIA = "criteria-v1.json"
+CRITERIA_SCHEMA = "judge-criteria.schema.json"
+DEFAULT_TYPE = "default"
+_TOLERANCE = 1e-9
+
+
+class CriteriaError(DmbenchError):
+    """A criteria file that does not say what a judge run needs."""
+
+
+@dataclass(frozen=True, slots=True)
+class Criterion:
+    id: str
+    name: str
+    weight: float
+    description: str
+    dimension: str
+
+
+@dataclass(frozen=True, slots=True)
+class Dimension:
+    id: str
+    name: str
+    criteria: tuple[Criterion, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Criteria:
+    id: str
+    version: str
+    type_column: str
+    dimensions: tuple[Dimension, ...]
+    type_weights: dict[str, dict[str, float]]
+    text: bytes
+    """The file's bytes: what its sha256 is of, and what a judge run keeps a copy of."""
+
+    @property
+    def sha256(self) -> str:
+        return sha256_bytes(self.text)
+
+    @property
+    def criteria(self) -> tuple[Criterion, ...]:
+        return tuple(c for d in self.dimensions for c in d.criteria)
+
+    @property
+    def ids(self) -> tuple[str, ...]:
+        return tuple(c.id for c in self.criteria)
+
+    def weights_for(self, diagram_type: str | None) -> dict[str, float]:
+        """W_{d,τ}: the type's own weights, else the default ones."""
+        return self.type_weights.get(diagram_type or DEFAULT_TYPE, self.type_weights[DEFAULT_TYPE])
+
+
+def schema() -> dict[str, Any]:
+    text = resources.files("dmbench.judge").joinpath("schemas", CRITERIA_SCHEMA).read_text("utf-8")
+    return json.loads(text)
+
+
+def load_criteria(path: Path | None = None) -> Criteria:
+    """dmbench's criteria, or the file at ``path``; errors name the file and the place."""
+    if path is None:
+        text = resources.files("dmbench.judge").joinpath(DEFAULT_CRITERIA).read_bytes()
+        source = f"dmbench/judge/{DEFAULT_CRITERIA}"
+    else:
+        try:
+            text = Path(path).read_bytes()
+        except OSError as exc:
+            raise CriteriaError(f"{path}: cannot read criteria file ({exc.strerror})") from exc
+        source = str(path)
+    return parse_criteria(text, source)
+
+
+def parse_criteria(text: bytes, source: str = "<criteria>") -> Criteria:
+    try:
+        data = json.loads(text)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise CriteriaError(f"{source}: not JSON ({exc})") from exc
+    errors = sorted(jsonschema.Draft202012Validator(schema()).iter_errors(data), key=str)
+    if errors:
+        where = "/".join(str(p) for p in errors[0].absolute_path) or "(top)"
+        raise CriteriaError(f"{source}: {where}: {errors[0].message}")
+    dimensions = tuple(
+        Dimension(
+            d["id"],
+            d["name"],
+            tuple(
+                Criterion(c["id"], c["name"], float(c["weight"]), c["description"], d["id"])
+                for c in d["criteria"]
+            ),
+        )
+        for d in data["dimensions"]
+    )
+    criteria = Criteria(
+        data["id"], data["version"], data["type_column"], dimensions, data["type_weights"], text
+    )
+    _check_sums(criteria, source)
+    return criteria
+
+
+def _check_sums(criteria: Criteria, source: str) -> None:
+    seen: set[str] = set()
+    for dimension in criteria.dimensions:
+        for criterion in dimension.criteria:
+            if criterion.id in seen:
+                raise CriteriaError(f"{source}: criterion id {criterion.id!r} appears twice")
+            seen.add(criterion.id)
+        total = math.fsum(c.weight for c in dimension.criteria)
+        if abs(total - 1) > _TOLERANCE:
+            raise CriteriaError(
+                f"{source}: the criteria weights of dimension {dimension.id!r} sum to {total:g}, "
+                "not 1"
+            )
+    dimension_ids = {d.id for d in criteria.dimensions}
+    if len(dimension_ids) != len(criteria.dimensions):
+        raise CriteriaError(f"{source}: a dimension id appears twice")
+    for diagram_type, weights in criteria.type_weights.items():
+        if set(weights) != dimension_ids:
+            raise CriteriaError(
+                f"{source}: type_weights/{diagram_type} must weigh exactly the dimensions "
+                f"{', '.join(sorted(dimension_ids))}"
+            )
+        total = math.fsum(weights.values())
+        if abs(total - 1) > _TOLERANCE:
+            raise CriteriaError(
+                f"{source}: type_weights/{diagram_type} sum to {total:g}, not 1"
+            )

@@ -1,0 +1,89 @@
+"""``dmbench judge --pairs``: a user's own pairs in, one JSON line per pair out, in input order.
+
+No package is needed; the reply cache goes where ``--package`` says, as for ``generate
+--records``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from typing import IO, Any
+
+from dmbench.errors import DmbenchError
+from dmbench.judge.judging import Instance, Judge, Judged, judge_in_order
+
+_REQUIRED = ("id", "text", "reference", "generated")
+_OPTIONAL = ("type", "caption")
+PAIR_JUDGEMENT_FIELDS = (
+    "judge",
+    "reference_shown_as",
+    "s_generated",
+    "s_reference",
+    "s_final",
+    "dimensions",
+    "attempts",
+    "failed",
+    "error",
+    "raw",
+)
+
+
+class PairsFileError(DmbenchError, ValueError):
+    """A ``--pairs`` line that is not a pair."""
+
+
+def read_pairs(handle: IO[str], source: str = "<pairs>") -> list[Instance]:
+    """Instances from JSON lines ``{"id", "text", "reference", "generated"}`` (+ type, caption)."""
+    instances: list[Instance] = []
+    seen: set[str] = set()
+    for number, line in enumerate(handle, start=1):
+        if not line.strip():
+            continue
+        where = f"{source}, line {number}"
+        try:
+            data: Any = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise PairsFileError(f"{where}: not JSON ({exc.msg})") from exc
+        if not isinstance(data, dict):
+            raise PairsFileError(f'{where}: expected {{"id", "text", "reference", "generated"}}')
+        missing = [key for key in _REQUIRED if not isinstance(data.get(key), str)]
+        wrong = [key for key in _OPTIONAL if data.get(key) is not None and not isinstance(data[key], str)]
+        if missing or wrong:
+            raise PairsFileError(
+                f"{where}: {', '.join(missing + wrong)} must be "
+                f"{'a string' if len(missing + wrong) == 1 else 'strings'}"
+            )
+        if data["id"] in seen:
+            raise PairsFileError(f"{where}: id {data['id']!r} repeats an earlier line")
+        seen.add(data["id"])
+        caption = data.get("caption") or (
+            f"{data['id']} ({data['type']})" if data.get("type") else data["id"]
+        )
+        instances.append(
+            Instance(
+                data["id"], data["text"], data["reference"], data["generated"], data.get("type"),
+                caption,
+            )
+        )
+    return instances
+
+
+def pair_line(judged: Judged) -> dict[str, Any]:
+    return {
+        "id": judged.instance.id,
+        "failed": judged.failed,
+        "error": judged.error,
+        "s_final": judged.s_final,
+        "judgements": [
+            {name: judgement[name] for name in PAIR_JUDGEMENT_FIELDS}
+            for judgement in judged.judgements
+        ],
+    }
+
+
+def judge_pairs(
+    judges: Sequence[Judge], instances: Sequence[Instance], workers: int = 1
+) -> Iterator[dict[str, Any]]:
+    for judged in judge_in_order(judges, instances, workers):
+        yield pair_line(judged)

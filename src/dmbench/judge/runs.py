@@ -1,0 +1,321 @@
+"""Judge runs in the package: ``runs/judge__<models>__<hash>/`` beside the generation runs.
+
+``run.json`` holds what decides the replies (settings: judges, options, criteria and prompt
+hashes, what was judged; their hash is in the id) and how they were obtained (provenance:
+model digests, server versions, dmbench commit, one segment per stretch of work).
+``judgements.jsonl`` holds one line per judged output, appended and fsynced as soon as it is
+done, so a kill loses at most the instances in flight; a torn last line is cut on reopening and
+the run resumes with the instances that have no line, never asking about one twice.
+``criteria.json`` is a byte copy of the criteria file the run used.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from dmbench import atomic
+from dmbench.errors import PackageError
+from dmbench.hashing import sha256_text
+from dmbench.judge.criteria import Criteria, parse_criteria
+from dmbench.judge.judging import Instance, Judge, JudgeOptions, Judged, judge_all
+from dmbench.judge.prompt import PROMPT_VERSION, template_sha256
+from dmbench.provenance import code_provenance
+from dmbench.runs.jsonl import json_line, read_rows
+from dmbench.runs.store import (
+    JUDGE_RUN_PREFIX,
+    RUN_FILE,
+    RUNS_DIR,
+    Run,
+    cut_torn_tail,
+    model_tag,
+    now_utc,
+)
+from dmbench.sources.records import BenchmarkRecord
+
+JUDGEMENTS_FILE = "judgements.jsonl"
+CRITERIA_FILE = "criteria.json"
+CONTROLS = ("identity",)
+CORPUS_LABELS = {"ds1": "DS-1", "ds2": "DS-2"}
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """A judged output: the instance shown to the judge and where it came from."""
+
+    instance: Instance
+    run_id: str | None
+    record_id: str
+
+
+def targets(
+    runs: Sequence[Run], records: Sequence[BenchmarkRecord], criteria: Criteria,
+    control: str | None = None,
+) -> list[Target]:
+    """The outputs of ``runs`` as instances (keyed ``run_id/record_id``), in run and record order.
+
+    ``control="identity"`` judges each record those runs cover against its own reference
+    instead (keyed ``identity/record_id``): S_final should be 0.5, the spread is the judge's
+    noise."""
+    by_id = {r.record_id: r for r in records}
+    order = {r.record_id: i for i, r in enumerate(records)}
+    found: list[Target] = []
+    covered: set[str] = set()
+    for run in runs:
+        for row in sorted(run.outputs(), key=lambda r: order.get(r.record_id, len(order))):
+            record = by_id.get(row.record_id)
+            if record is None:
+                raise PackageError(f"run {run.info.run_id}: record {row.record_id!r} is unknown")
+            if control is None:
+                found.append(
+                    Target(_instance(f"{run.info.run_id}/{row.record_id}", record, row.generated,
+                                     criteria), run.info.run_id, row.record_id)
+                )
+            elif row.record_id not in covered:
+                covered.add(row.record_id)
+    if control is not None:
+        for record in records:
+            if record.record_id in covered:
+                key = f"{control}/{record.record_id}"
+                found.append(Target(_instance(key, record, record.reference, criteria), None,
+                                    record.record_id))
+    return found
+
+
+def _instance(key: str, record: BenchmarkRecord, generated: str, criteria: Criteria) -> Instance:
+    column = criteria.type_column
+    if not hasattr(record, column):
+        raise PackageError(f"criteria type_column {column!r} is not a record column")
+    corpus = CORPUS_LABELS.get(record.dataset, record.dataset)
+    return Instance(
+        key,
+        record.text,
+        record.reference,
+        generated,
+        str(getattr(record, column)),
+        f"{record.upstream_id} ({corpus})",
+    )
+
+
+def judge_settings(
+    judges: Sequence[Judge], criteria: Criteria, options: JudgeOptions,
+    judged_runs: Sequence[str], control: str | None,
+) -> dict[str, Any]:
+    return {
+        "judges": [judge.model for judge in judges],
+        "options": options.to_dict(),
+        "criteria_id": criteria.id,
+        "criteria_version": criteria.version,
+        "criteria_sha256": criteria.sha256,
+        "prompt_version": PROMPT_VERSION,
+        "prompt_sha256": template_sha256(),
+        "judged_runs": sorted(judged_runs),
+        "control": control,
+    }
+
+
+def judge_run_id(settings: dict[str, Any]) -> str:
+    """Same settings, same id: what lets the same command find and resume its run."""
+    fingerprint = sha256_text(json.dumps(settings, sort_keys=True, ensure_ascii=False))
+    models = "+".join(model_tag(m) for m in settings["judges"])
+    return f"{JUDGE_RUN_PREFIX}{models}__{fingerprint[:8]}"
+
+
+class JudgeRun:
+    def __init__(self, path: Path, info: dict[str, Any]) -> None:
+        self.path = path
+        self.info = info
+
+    @property
+    def run_id(self) -> str:
+        return self.info["run_id"]
+
+    @property
+    def judgements_path(self) -> Path:
+        return self.path / JUDGEMENTS_FILE
+
+    def rows(self) -> list[dict[str, Any]]:
+        return list(read_rows(self.judgements_path, _row, "judgement"))
+
+    def append(self, row: dict[str, Any]) -> None:
+        """One instance, on disk (appended and fsynced) before this returns."""
+        data = memoryview(json_line(row).encode("utf-8"))
+        fd = os.open(self.judgements_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            while data:
+                data = data[os.write(fd, data):]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    def save_info(self) -> None:
+        atomic.write_json(self.path / RUN_FILE, self.info)
+
+
+def run_criteria(run: JudgeRun) -> Criteria:
+    """The criteria a judge run used, from its own copy."""
+    path = run.path / CRITERIA_FILE
+    try:
+        return parse_criteria(path.read_bytes(), str(path))
+    except OSError as exc:
+        raise PackageError(f"{path}: cannot read the run's criteria ({exc.strerror})") from exc
+
+
+def _row(data: Any) -> dict[str, Any]:
+    if not isinstance(data, dict) or "instance" not in data:
+        raise TypeError("expected an object with an instance")
+    return data
+
+
+def is_judge_run(path: Path) -> bool:
+    return path.name.startswith(JUDGE_RUN_PREFIX) and (path / RUN_FILE).is_file()
+
+
+def load_judge_run(path: Path) -> JudgeRun:
+    run_file = Path(path) / RUN_FILE
+    try:
+        info = json.loads(run_file.read_text("utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise PackageError(f"{run_file}: cannot read judge run ({exc})") from exc
+    return JudgeRun(Path(path), info)
+
+
+def list_judge_runs(package_dir: Path) -> list[JudgeRun]:
+    root = Path(package_dir) / RUNS_DIR
+    if not root.is_dir():
+        return []
+    return [load_judge_run(p) for p in sorted(root.iterdir()) if is_judge_run(p)]
+
+
+def find_judge_run(package_dir: Path, run_id: str) -> JudgeRun:
+    path = Path(package_dir) / RUNS_DIR / run_id
+    if not is_judge_run(path):
+        known = ", ".join(r.run_id for r in list_judge_runs(package_dir)) or "none"
+        raise PackageError(f"{path}: no judge run {run_id!r} (judge runs here: {known})")
+    return load_judge_run(path)
+
+
+def _describe_judges(judges: Sequence[Judge]) -> list[dict[str, Any]]:
+    described = []
+    for judge in judges:
+        info = judge.chat.server_info()
+        described.append(
+            {
+                "model": judge.model,
+                "model_digest": info.model_digest,
+                "server_version": info.server_version,
+                "details": info.details,
+                "hosts": list(info.hosts),
+                "hosts_dropped": dict(info.dropped_hosts),
+                "offline": judge.chat.offline,
+                "retries": judge.chat.retries,
+            }
+        )
+    return described
+
+
+def open_judge_run(
+    package_dir: Path, judges: Sequence[Judge], criteria: Criteria, options: JudgeOptions,
+    judged_runs: Sequence[str], control: str | None,
+) -> JudgeRun:
+    """Create the run, or reopen it to resume; a changed model digest refuses the resume."""
+    settings = judge_settings(judges, criteria, options, judged_runs, control)
+    run_id = judge_run_id(settings)
+    path = Path(package_dir) / RUNS_DIR / run_id
+    described = _describe_judges(judges)
+    digests = {j["model"]: j["model_digest"] for j in described}
+    if (path / RUN_FILE).is_file():
+        run = load_judge_run(path)
+        if run.info.get("settings") != settings:
+            raise PackageError(f"{path / RUN_FILE}: a judge run {run_id!r} exists with other settings")
+        stored = {j["model"]: j["model_digest"] for j in run.info["provenance"]["judges"]}
+        if stored != digests:
+            raise PackageError(
+                f"{path / RUN_FILE}: the judge models' digests changed since this run began "
+                f"({stored} then, {digests} now); one run never mixes model versions"
+            )
+        cut_torn_tail(run.judgements_path)
+        return run
+    path.mkdir(parents=True, exist_ok=True)
+    atomic.write_bytes(path / CRITERIA_FILE, criteria.text)
+    run = JudgeRun(
+        path,
+        {
+            "kind": "judge",
+            "run_id": run_id,
+            "origin": "generated",
+            "settings": settings,
+            "provenance": {"judges": described, **code_provenance(), "segments": []},
+            "started_utc": now_utc(),
+            "finished_utc": None,
+            "totals": {},
+        },
+    )
+    run.save_info()
+    return run
+
+
+def judged_row(target: Target, judged: Judged) -> dict[str, Any]:
+    return {
+        "instance": target.instance.id,
+        "run_id": target.run_id,
+        "record_id": target.record_id,
+        "type": target.instance.type,
+        "failed": judged.failed,
+        "error": judged.error,
+        "s_final": judged.s_final,
+        "dimensions": judged.dimensions,
+        "criteria": judged.criteria,
+        "judgements": list(judged.judgements),
+    }
+
+
+Progress = Callable[[dict[str, Any]], None]
+
+
+def run_judgements(
+    run: JudgeRun,
+    judges: Sequence[Judge],
+    wanted: Sequence[Target],
+    workers: int = 1,
+    on_row: Progress | None = None,
+) -> JudgeRun:
+    """Judge what has no row yet, storing each instance as soon as it is done."""
+    stored = run.rows()
+    done = {row["instance"] for row in stored}
+    todo = [t for t in wanted if t.instance.id not in done]
+    if todo or not stored:
+        run.info["provenance"]["segments"].append(
+            {
+                "started_utc": now_utc(),
+                "stored_before": len(stored),
+                "judges": _describe_judges(judges),
+                **code_provenance(),
+            }
+        )
+        run.info["finished_utc"] = None
+        run.save_info()
+    for index, judged in judge_all(judges, [t.instance for t in todo], workers):
+        row = judged_row(todo[index], judged)
+        run.append(row)
+        if on_row is not None:
+            on_row(row)
+    rows = run.rows()
+    run.info["finished_utc"] = now_utc()
+    run.info["totals"] = {
+        "n_instances": len(rows),
+        "n_failed": sum(row["failed"] for row in rows),
+        "n_empty_generated": sum(row["error"] == "empty_generated_model" for row in rows),
+    }
+    run.save_info()
+    return run
+
+
+def stored_rows(runs: Sequence[JudgeRun]) -> Iterator[tuple[JudgeRun, dict[str, Any]]]:
+    for run in runs:
+        for row in run.rows():
+            yield run, row

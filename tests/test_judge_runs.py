@@ -1,0 +1,262 @@
+"""Judge runs stored in a built package, as a user makes them from the shell: two runs judged,
+validated by dmbench and by frictionless, tabulated on the leaderboard, killed and resumed,
+replayed offline. The judge is the scripted Ollama server on 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from fake_ollama import FakeOllama, Reply, judge_reply
+
+from dmbench.cli import main
+from dmbench.judge import leaderboard_rows, list_judge_runs
+
+UPSTREAM = Path(__file__).resolve().parents[2] / "shared" / "upstream"
+DMBENCH = [sys.executable, "-c", "from dmbench.cli import main; main()"]
+FRICTIONLESS = Path(sys.executable).parent / "frictionless"
+CHEN = "chen__glm-5.1_cloud__ds2__run1"
+CALAMO = "calamo__kimi-k2.6_cloud__ds2__run1"
+
+
+@pytest.fixture(scope="module")
+def built_package(tmp_path_factory) -> Path:
+    package = tmp_path_factory.mktemp("package")
+    result = CliRunner().invoke(
+        main, ["build", "--package", str(package), "--sources", str(UPSTREAM)]
+    )
+    assert result.exit_code == 0, result.output
+    return package
+
+
+@pytest.fixture
+def package(built_package, tmp_path) -> Path:
+    copy = tmp_path / "package"
+    shutil.copytree(built_package, copy)
+    return copy
+
+
+def shell(*args: str) -> subprocess.CompletedProcess:
+    """``dmbench ARGS`` in its own process, as from the shell."""
+    return subprocess.run([*DMBENCH, *args], capture_output=True, text=True, timeout=300)
+
+
+def dmbench(*args: str):
+    """``dmbench ARGS`` in this process (quicker; the shell tests above cover the process)."""
+    return CliRunner().invoke(main, list(args))
+
+
+def judge(package: Path, url: str, *extra: str, model: str = "test-model"):
+    return dmbench("judge", "--model", model, "--host", url, "--package", str(package), *extra)
+
+
+def leaderboard_json(package: Path, *extra: str) -> list[dict]:
+    result = dmbench("leaderboard", "--format", "json", "--package", str(package), *extra)
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def test_two_runs_judged_validate_and_make_the_leaderboard(package, fake_ollama):
+    """Acceptance: both orders of A=8/B=4 average to 0.5 with position bias 1/3; the package
+    passes `dmbench validate` and `frictionless validate`; the leaderboard has both runs' rows."""
+    fake_ollama.responder = judge_reply(8, 4)
+    done = shell("judge", "--model", "test-model", "--host", fake_ollama.url, "--package",
+                 str(package), "--runs", f"{CHEN},{CALAMO}", "--both-orders")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "16 instances, 0 failed" in done.stdout
+    assert len(fake_ollama.chats()) == 32
+
+    validated = shell("validate", str(package))
+    assert validated.returncode == 0, validated.stdout
+    assert "judgements tables agree" in validated.stdout
+    frictionless = subprocess.run(
+        [str(FRICTIONLESS), "validate", str(package / "datapackage.json")],
+        capture_output=True, text=True, timeout=300, cwd=package,
+    )  # fmt: skip
+    assert frictionless.returncode == 0, frictionless.stdout
+    assert "judgements" in frictionless.stdout
+
+    board = shell("leaderboard", "--format", "json", "--package", str(package))
+    assert board.returncode == 0, board.stderr
+    rows = json.loads(board.stdout)
+    assert {(r["candidate"], r["llm"]) for r in rows} == {
+        ("chen", "glm-5.1:cloud"), ("calamo", "kimi-k2.6:cloud")
+    }  # fmt: skip
+    for row in rows:
+        assert row["judge"] == "test-model" and row["n"] == 8 and row["failed"] == 0
+        assert row["overall"] == pytest.approx(0.5)
+        assert row["position_bias"] == pytest.approx(1 / 3)
+        assert row["flip_rate"] == 1.0 and row["mean_abs_order_diff"] == pytest.approx(1 / 3)
+        assert list(row["dimensions"]) == ["structure", "content", "aesthetics"]
+        assert row["types"] == {"ds2": pytest.approx(0.5)}
+    assert rows == leaderboard_rows(package)
+
+    (run,) = list_judge_runs(package)
+    info = run.info
+    assert info["settings"]["judged_runs"] == sorted([CHEN, CALAMO])
+    assert info["settings"]["options"]["both_orders"] is True
+    assert info["provenance"]["judges"][0]["model_digest"] == "sha256:" + "ab" * 32
+    assert info["provenance"]["judges"][0]["server_version"] == "0.6.3-fake"
+    assert info["provenance"]["dmbench_commit"] is not None
+    assert len(info["settings"]["criteria_sha256"]) == len(info["settings"]["prompt_sha256"]) == 64
+    assert (run.path / "criteria.json").read_bytes().startswith(b"{")
+    stored = run.rows()[0]["judgements"][0]
+    assert stored["raw"].startswith('{"scores"') and stored["calls"][0]["eval_count"] == 11
+    assert "total_duration" in stored["calls"][0]
+
+    md = dmbench("leaderboard", "--package", str(package), "--out", str(package / "results"))
+    assert md.exit_code == 0, md.output
+    text = (package / "results" / "leaderboard.md").read_text()
+    assert "| chen | glm-5.1:cloud | 0.500 [0.500, 0.500] |" in text
+
+
+def test_a_failed_judgement_is_counted_not_averaged(package, fake_ollama):
+    valid = judge_reply(8, 4)
+    broken = {"ds2-Block", "ds2-CelO"}
+
+    def respond(body):
+        user = body["messages"][1]["content"]
+        if any(f"Caption: {name.removeprefix('ds2-')} " in user for name in broken):
+            return Reply("not json at all")
+        return valid(body)
+
+    fake_ollama.responder = respond
+    done = judge(package, fake_ollama.url, "--runs", CHEN)
+    assert done.exit_code == 0, done.output
+    (row,) = leaderboard_json(package)
+    assert row["failed"] == 2 and row["n"] == 6
+    rows = list_judge_runs(package)[0].rows()
+    failed = [r for r in rows if r["failed"]]
+    assert {r["record_id"] for r in failed} == broken
+    assert all(r["judgements"][0]["attempts"] == 3 for r in failed)
+    values = [r["s_final"] for r in rows if not r["failed"]]
+    assert row["overall"] == pytest.approx(sum(values) / len(values))
+    csv = (package / "data" / "judgements.csv").read_text()
+    assert csv.count("not JSON") == 2
+
+
+def test_identity_control_and_self_preference_warning(package, fake_ollama):
+    fake_ollama.responder = judge_reply(7, 7)
+    server = FakeOllama(models={"glm-5.1:cloud": "sha256:" + "cd" * 32}).start()
+    server.responder = judge_reply(7, 7)
+    try:
+        control = judge(package, fake_ollama.url, "--runs", CHEN, "--control", "identity")
+        assert control.exit_code == 0, control.output
+        warned = judge(package, server.url, "--runs", CHEN, model="glm-5.1:cloud")
+    finally:
+        server.stop()
+    assert warned.exit_code == 0, warned.output
+    assert "shares the model family 'glm' with glm-5.1:cloud" in warned.stderr
+    rows = leaderboard_json(package)
+    control_row = next(r for r in rows if r["candidate"] == "control:identity")
+    assert control_row["overall"] == 0.5 and control_row["n"] == 8
+    assert next(r for r in rows if r["judge"] == "glm-5.1:cloud")["self_preference"] is True
+    validated = dmbench("validate", str(package))
+    assert validated.exit_code == 0, validated.output
+    assert "identity/ds2-Block" in (package / "data" / "judge_controls.csv").read_text()
+
+
+def test_a_panel_reports_krippendorffs_alpha(package):
+    server = FakeOllama(models={"judge-a:latest": "sha256:" + "aa" * 32,
+                                "judge-b:latest": "sha256:" + "bb" * 32}).start()  # fmt: skip
+
+    def respond(body):
+        digest = hashlib.sha256(body["messages"][1]["content"].encode()).digest()
+        generated = 3 + digest[0] % 6  # varies by instance, the same for both judges
+        noise = 1 if body["model"] == "judge-b" and digest[1] % 3 == 0 else 0
+        scores = {cid: {"A": 5, "B": generated + noise, "reason": "r"}
+                  for cid in body["format"]["properties"]["scores"]["required"]}
+        return Reply(json.dumps({"scores": scores}))
+
+    server.responder = respond
+    try:
+        done = dmbench("judge", "--model", "judge-a", "--model", "judge-b", "--host", server.url,
+                       "--runs", CHEN, "--package", str(package), "--workers", "2")  # fmt: skip
+    finally:
+        server.stop()
+    assert done.exit_code == 0, done.output
+    assert "judge__judge-a+judge-b__" in done.stdout
+    (row,) = leaderboard_json(package)
+    assert row["judge"] == "judge-a+judge-b"
+    assert 0.5 < row["alpha"] < 1.0
+    run = list_judge_runs(package)[0]
+    for stored in run.rows():
+        values = [j["s_final"] for j in stored["judgements"]]
+        assert stored["s_final"] == pytest.approx(sum(values) / 2)
+
+
+def rows_file(package: Path) -> Path | None:
+    found = sorted(package.glob("runs/judge__*/judgements.jsonl"))
+    return found[0] if found else None
+
+
+def complete_lines(path: Path | None) -> list[dict]:
+    if path is None or not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_bytes().split(b"\n")[:-1]]
+
+
+def user_hashes(rows: list[dict]) -> set[str]:
+    return {c["prompt_sha256"]["user"] for r in rows for j in r["judgements"] for c in j["calls"]}
+
+
+def test_kill_resume_and_offline_replay(package, fake_ollama, tmp_path):
+    """SIGKILLed twice, then resumed: every output judged once, nothing stored is asked again;
+    with the server gone the cache replays the same judgements."""
+    scores = judge_reply(8, 4)
+    fake_ollama.responder = lambda body: Reply(scores(body).content, delay=0.03)
+    runs = f"{CHEN},{CALAMO},chen__kimi-k2.6_cloud__ds2__run2"
+    cmd = [*DMBENCH, "judge", "--model", "test-model", "--host", fake_ollama.url, "--runs", runs,
+           "--workers", "2", "--package", str(package)]  # fmt: skip
+    kills = []
+    for stored in (3, 11):
+        process = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 60
+        while len(complete_lines(rows_file(package))) < stored:
+            assert process.poll() is None, process.stderr.read().decode()
+            assert time.monotonic() < deadline, "the judge run never got that far"
+            time.sleep(0.005)
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait()
+        process.stderr.close()
+        kills.append((user_hashes(complete_lines(rows_file(package))), len(fake_ollama.chats())))
+    finished = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert finished.returncode == 0, finished.stderr
+    rows = complete_lines(rows_file(package))
+    instances = [r["instance"] for r in rows]
+    assert len(instances) == len(set(instances)) == 24
+    sent = [hashlib.sha256(b["messages"][1]["content"].encode()).hexdigest()
+            for b in fake_ollama.chats()]  # fmt: skip
+    for stored_hashes, seen in kills:
+        assert not stored_hashes & set(sent[seen:])
+    assert len(sent) <= 24 + 2 * 2
+    run = list_judge_runs(package)[0]
+    assert len(run.info["provenance"]["segments"]) == 3
+    assert run.info["finished_utc"] is not None
+
+    fake_ollama.stop()
+    shutil.move(run.path, tmp_path / "first")
+    replay = subprocess.run(cmd + ["--offline"], capture_output=True, text=True, timeout=120)
+    assert replay.returncode == 0, replay.stderr
+    again = {r["instance"]: r for r in complete_lines(rows_file(package))}
+    for row in rows:
+        assert again[row["instance"]]["s_final"] == row["s_final"]
+        for judgement in again[row["instance"]]["judgements"]:
+            assert judgement["calls"][0]["cached"] is True
+
+
+def test_unknown_runs_and_judge_runs_are_named(package, fake_ollama):
+    result = judge(package, fake_ollama.url, "--runs", "nope__x__ds1__run1")
+    assert result.exit_code == 1 and "no run 'nope__x__ds1__run1'" in result.stderr
+    board = dmbench("leaderboard", "--judge", "judge__x__00000000", "--package", str(package))
+    assert board.exit_code == 1 and "no judge run 'judge__x__00000000'" in board.stderr
