@@ -10,6 +10,7 @@ dmbench's emitter. A diagram that does not parse is shown verbatim, and that is 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from dmbench.hashing import sha256_text
@@ -80,8 +81,11 @@ class Canonical:
     error: str | None
 
 
+@lru_cache(maxsize=1024)
 def canonical_form(plantuml: str) -> Canonical:
-    """The diagram as dmbench's emitter writes its standard reading; verbatim if unreadable."""
+    """The diagram as dmbench's emitter writes its standard reading; verbatim if unreadable.
+
+    Kept per text: a record's reference is shown with each of its outputs, in both orders."""
     try:
         return Canonical(emit(parse(plantuml, "standard")).strip(), True, None)
     except ParseError as exc:
