@@ -335,7 +335,7 @@ class TestPairsCommand:
 
     def test_exactly_one_source(self, tmp_path):
         result = CliRunner().invoke(main, ["judge", "--model", "m", "--package", str(tmp_path)])
-        assert result.exit_code == 2 and "exactly one of --pairs, --runs and --canonical" in (
+        assert result.exit_code == 2 and "exactly one of --pairs, --runs, --canonical and --study" in (
             result.output
         )
 

@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from dmbench.candidates import Candidate, Record
 from dmbench.errors import PackageError
+from dmbench.judge import Criteria, Judge, JudgeOptions
+from dmbench.judge.runs import JudgeRun, open_judge_run, run_judgements, targets
+from dmbench.judge.runs import Progress as JudgeProgress
 from dmbench.metrics import DEFAULT_METRIC
 from dmbench.package import load_records, refresh, require_package
 from dmbench.package.descriptor import DESCRIPTOR
@@ -108,3 +111,33 @@ def generate_dataset_runs(
         if (Path(package_dir) / DESCRIPTOR).is_file():
             refresh(package_dir)
     return done
+
+
+def judge_stored_runs(
+    package_dir: Path,
+    judges: Sequence[Judge],
+    criteria: Criteria,
+    options: JudgeOptions,
+    runs: Sequence[Run],
+    control: str | None = None,
+    workers: int = 1,
+    on_start: Callable[[JudgeRun, int], None] | None = None,
+    on_row: JudgeProgress | None = None,
+) -> JudgeRun:
+    """Judge the outputs of ``runs`` into a judge run (resumed where stored), then refresh.
+
+    Every judge answers (or, offline, the cache knows it) before anything is written;
+    ``on_start(run, total)`` is told the run and how many instances it has in all."""
+    require_package(package_dir)
+    wanted = targets(runs, load_records(package_dir), criteria, control)
+    for judge in judges:
+        judge.chat.server_info()
+    with package_lock(package_dir):
+        run = open_judge_run(
+            package_dir, judges, criteria, options, [r.info.run_id for r in runs], control
+        )
+        if on_start is not None:
+            on_start(run, len(wanted))
+        run_judgements(run, judges, wanted, workers, on_row)
+        refresh(package_dir)
+    return run

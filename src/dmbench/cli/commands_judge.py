@@ -12,30 +12,28 @@ from typing import IO
 import click
 
 from dmbench import paths
-from dmbench.cli._options import elapsed, package_option
+from dmbench.cli._options import elapsed, package_option, sources_option
 from dmbench.cli.commands_generate import ProgressBar
 from dmbench.errors import PackageError
 from dmbench.judge import (
     Instance,
     Judge,
     JudgeOptions,
+    judge_in_order,
     judge_pairs,
     leaderboard_rows,
     load_criteria,
     model_family,
-    open_judge_run,
     read_pairs,
-    run_judgements,
-    targets,
 )
 from dmbench.judge.judging import DEFAULT_NUM_CTX, DEFAULT_NUM_PREDICT
-from dmbench.judge.runs import CONTROLS
+from dmbench.judge.runs import CONTROLS, JudgeRun, select_judged_runs
+from dmbench.judge.study import study_agreement, study_line, study_pairs
 from dmbench.llm import CACHE_DIR, DEFAULT_TIMEOUT, OllamaChat, ResponseCache
-from dmbench.package import load_records, refresh
-from dmbench.package.descriptor import DESCRIPTOR
-from dmbench.package.lock import package_lock
-from dmbench.runs.store import Run, list_runs
+from dmbench.runs.store import Run
+from dmbench.sources.records import records_from_sources
 from dmbench.tables.leaderboard import write_leaderboard
+from dmbench.workflows import judge_stored_runs
 
 
 def _split(values: tuple[str, ...]) -> list[str]:
@@ -60,6 +58,13 @@ def _split(values: tuple[str, ...]) -> list[str]:
     "is stored in the package.",
 )
 @click.option("--canonical", is_flag=True, help="Judge every canonical (published) run.")
+@click.option(
+    "--study",
+    is_flag=True,
+    help="Judge the metric study's 39 human-rated pairs; prints one line per pair and, on "
+    "stderr, the judge's agreement with the human F1 ratings.",
+)
+@sources_option
 @click.option(
     "--model",
     "models",
@@ -105,6 +110,8 @@ def judge(
     pairs_file: IO[str] | None,
     run_ids: tuple[str, ...],
     canonical: bool,
+    study: bool,
+    sources_dir: Path | None,
     models: tuple[str, ...],
     hosts: tuple[str, ...],
     seed: int,
@@ -127,10 +134,11 @@ def judge(
     S_final = S(output) / (S(output) + S(reference)).
     """
     chosen = [name for name, given in (("--pairs", pairs_file is not None),
-                                       ("--runs", bool(run_ids)), ("--canonical", canonical))
-              if given]
+                                       ("--runs", bool(run_ids)), ("--canonical", canonical),
+                                       ("--study", study))
+              if given]  # fmt: skip
     if len(chosen) != 1:
-        raise click.UsageError("give exactly one of --pairs, --runs and --canonical")
+        raise click.UsageError("give exactly one of --pairs, --runs, --canonical and --study")
     if len(set(models)) != len(models):
         raise click.UsageError("a --model is given twice")
     package = paths.package_dir(package_dir)
@@ -153,24 +161,26 @@ def judge(
         for line in judge_pairs(judges, instances, workers):
             click.echo(json.dumps(line, ensure_ascii=False))
         return
-    records = load_records(package)
-    runs = _select_runs(package, _split(run_ids), canonical)
-    wanted = targets(runs, records, criteria, control)
-    _check_judges(judges)
+    if study:
+        _judge_study(judges, sources_dir or paths.default_sources_dir(package), control, workers)
+        return
+    runs = select_judged_runs(package, _split(run_ids), canonical)
     _warn_self_preference(models, runs)
     bar = None if quiet or not sys.stderr.isatty() else ProgressBar()
-    with package_lock(package):
-        run = open_judge_run(package, judges, criteria, options, [r.info.run_id for r in runs],
-                             control)
+
+    def on_start(run: JudgeRun, total: int) -> None:
         if bar is not None:
             stored = run.rows()
-            bar.start_run(run.run_id, len(wanted), len(stored), sum(r["failed"] for r in stored))
-        on_row = None if bar is None else (lambda row: bar(SimpleNamespace(failed=row["failed"])))
-        run_judgements(run, judges, wanted, workers, on_row)
+            bar.start_run(run.run_id, total, len(stored), sum(r["failed"] for r in stored))
+
+    on_row = None if bar is None else (lambda row: bar(SimpleNamespace(failed=row["failed"])))
+    try:
+        run = judge_stored_runs(
+            package, judges, criteria, options, runs, control, workers, on_start, on_row
+        )
+    finally:
         if bar is not None:
             bar.close()
-        if (package / DESCRIPTOR).is_file():
-            refresh(package)
     totals = run.info["totals"]
     click.echo(
         f"{run.run_id}: {totals['n_instances']} instances, {totals['n_failed']} failed, "
@@ -184,24 +194,36 @@ def _check_judges(judges: list[Judge]) -> None:
         one.chat.server_info()
 
 
+def _judge_study(
+    judges: list[Judge], sources: Path, control: str | None, workers: int
+) -> None:
+    pairs = study_pairs(sources, records_from_sources(sources))
+    instances = [p.instance for p in pairs]
+    if control == "identity":
+        instances = [_identity(i) for i in instances]
+    _check_judges(judges)
+    lines = []
+    for pair, judged in zip(pairs, judge_in_order(judges, instances, workers), strict=True):
+        lines.append(study_line(pair, judged))
+        click.echo(json.dumps(lines[-1], ensure_ascii=False))
+    for row in study_agreement(lines, "+".join(j.model for j in judges)):
+        interval = (
+            f" [{row['r_ci_low']:.3f}, {row['r_ci_high']:.3f}]" if row["r_ci_low"] is not None
+            else ""
+        )
+        r = "–" if row["pearson_r"] is None else f"{row['pearson_r']:.3f}"
+        mad = "–" if row["mad"] is None else f"{row['mad']:.3f}"
+        click.echo(
+            f"{row['metric']}  {row['element']:<11} {row['judge_value']} vs "
+            f"{row['human_value']}: n={row['n']} failed={row['failed']} r={r}{interval} "
+            f"mad={mad}",
+            err=True,
+        )
+
+
 def _identity(instance: Instance) -> Instance:
     return Instance(instance.id, instance.text, instance.reference, instance.reference,
                     instance.type, instance.caption)
-
-
-def _select_runs(package: Path, run_ids: list[str], canonical: bool) -> list[Run]:
-    stored = {run.info.run_id: run for run in list_runs(package)}
-    if canonical:
-        chosen = [run for run in stored.values() if run.info.canonical]
-        if not chosen:
-            raise PackageError(f"{package}: no canonical runs; run `dmbench build` first")
-        return chosen
-    unknown = [run_id for run_id in run_ids if run_id not in stored]
-    if unknown:
-        raise PackageError(
-            f"{package}: no run {', '.join(map(repr, unknown))} (see data/runs.csv for the ids)"
-        )
-    return [stored[run_id] for run_id in dict.fromkeys(run_ids)]
 
 
 def _warn_self_preference(models: tuple[str, ...], runs: list[Run]) -> None:

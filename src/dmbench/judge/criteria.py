@@ -17,7 +17,7 @@ from typing import Any
 
 import jsonschema
 
-from dmbench.errors import DmbenchError
+from dmbench.errors import InputError
 from dmbench.hashing import sha256_bytes
 
 DEFAULT_CRITERIA = "criteria-v1.json"
@@ -26,7 +26,7 @@ DEFAULT_TYPE = "default"
 _TOLERANCE = 1e-9
 
 
-class CriteriaError(DmbenchError):
+class CriteriaError(InputError):
     """A criteria file that does not say what a judge run needs."""
 
 

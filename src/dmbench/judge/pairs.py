@@ -10,7 +10,7 @@ import json
 from collections.abc import Iterator, Sequence
 from typing import IO, Any
 
-from dmbench.errors import DmbenchError
+from dmbench.errors import InputError
 from dmbench.judge.judging import Instance, Judge, Judged, judge_in_order
 
 _REQUIRED = ("id", "text", "reference", "generated")
@@ -29,7 +29,7 @@ PAIR_JUDGEMENT_FIELDS = (
 )
 
 
-class PairsFileError(DmbenchError, ValueError):
+class PairsFileError(InputError):
     """A ``--pairs`` line that is not a pair."""
 
 

@@ -32,6 +32,7 @@ from dmbench.runs.store import (
     RUNS_DIR,
     Run,
     cut_torn_tail,
+    list_runs,
     model_tag,
     now_utc,
 )
@@ -99,6 +100,23 @@ def _instance(key: str, record: BenchmarkRecord, generated: str, criteria: Crite
         str(getattr(record, column)),
         f"{record.upstream_id} ({corpus})",
     )
+
+
+def select_judged_runs(package_dir: Path, run_ids: Sequence[str], canonical: bool) -> list[Run]:
+    """The stored runs named (in the order given), or every canonical run."""
+    stored = {run.info.run_id: run for run in list_runs(package_dir)}
+    if canonical:
+        chosen = [run for run in stored.values() if run.info.canonical]
+        if not chosen:
+            raise PackageError(f"{package_dir}: no canonical runs", hint="run `dmbench build`")
+        return chosen
+    unknown = [run_id for run_id in run_ids if run_id not in stored]
+    if unknown:
+        raise PackageError(
+            f"{package_dir}: no run {', '.join(map(repr, unknown))}",
+            hint="data/runs.csv lists the run ids",
+        )
+    return [stored[run_id] for run_id in dict.fromkeys(run_ids)]
 
 
 def judge_settings(
