@@ -22,21 +22,10 @@ from fake_ollama import FakeOllama, Reply, judge_reply
 from dmbench.cli import main
 from dmbench.judge import leaderboard_rows, list_judge_runs
 
-UPSTREAM = Path(__file__).resolve().parents[2] / "shared" / "upstream"
 DMBENCH = [sys.executable, "-c", "from dmbench.cli import main; main()"]
 FRICTIONLESS = Path(sys.executable).parent / "frictionless"
 CHEN = "chen__glm-5.1_cloud__ds2__run1"
 CALAMO = "calamo__kimi-k2.6_cloud__ds2__run1"
-
-
-@pytest.fixture(scope="module")
-def built_package(tmp_path_factory) -> Path:
-    package = tmp_path_factory.mktemp("package")
-    result = CliRunner().invoke(
-        main, ["build", "--package", str(package), "--sources", str(UPSTREAM)]
-    )
-    assert result.exit_code == 0, result.output
-    return package
 
 
 @pytest.fixture

@@ -12,20 +12,20 @@ the run resumes with the instances that have no line, never asking about one twi
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from dmbench import atomic
+from dmbench.clock import now_utc
 from dmbench.errors import PackageError
 from dmbench.hashing import sha256_text
 from dmbench.judge.criteria import Criteria, parse_criteria
 from dmbench.judge.judging import Instance, Judge, JudgeOptions, Judged, judge_all
 from dmbench.judge.prompt import PROMPT_VERSION, template_sha256
 from dmbench.provenance import code_provenance
-from dmbench.runs.jsonl import json_line, read_rows
+from dmbench.runs.jsonl import append_line, json_line, read_rows
 from dmbench.runs.store import (
     JUDGE_RUN_PREFIX,
     RUN_FILE,
@@ -34,7 +34,6 @@ from dmbench.runs.store import (
     cut_torn_tail,
     list_runs,
     model_tag,
-    now_utc,
 )
 from dmbench.sources.records import BenchmarkRecord
 
@@ -161,14 +160,7 @@ class JudgeRun:
 
     def append(self, row: dict[str, Any]) -> None:
         """One instance, on disk (appended and fsynced) before this returns."""
-        data = memoryview(json_line(row).encode("utf-8"))
-        fd = os.open(self.judgements_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        try:
-            while data:
-                data = data[os.write(fd, data):]
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        append_line(self.judgements_path, json_line(row))
 
     def save_info(self) -> None:
         atomic.write_json(self.path / RUN_FILE, self.info)

@@ -21,7 +21,7 @@ from typing import Any
 from dmbench import atomic
 from dmbench.candidates.base import CandidateOutput
 from dmbench.errors import PackageError
-from dmbench.runs.jsonl import json_line, read_rows
+from dmbench.runs.jsonl import append_line, json_line, read_rows
 
 RUNS_DIR = "runs"
 RUN_FILE = "run.json"
@@ -128,14 +128,7 @@ class Run:
             self._stored = self.completed_ids()
         if row.record_id in self._stored:
             raise PackageError(f"{self.outputs_path}: record {row.record_id!r} is already stored")
-        data = memoryview(row.to_json_line().encode("utf-8"))
-        fd = os.open(self.outputs_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        try:
-            while data:
-                data = data[os.write(fd, data) :]
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        append_line(self.outputs_path, row.to_json_line())
         self._stored.add(row.record_id)
 
     def save_info(self, info: RunInfo | None = None) -> None:
