@@ -1,7 +1,8 @@
 """Files a user hands to a command (PlantUML, JSON lines): read exactly, refused clearly.
 
-Every problem is an ``InputError`` naming the file and, for JSON lines, the line, so that the
-command line prints one line instead of a traceback and a notebook gets a ``ValueError``.
+Every problem is an ``InputError`` (a ``ValueError``) naming the file and, for JSON lines, the
+line, or an ``UnknownNameError`` for a file that is not there, so that the command line prints
+one line instead of a traceback.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from dmbench.errors import InputError
+from dmbench.errors import InputError, UnknownNameError
 
 STDIN = "-"
 
@@ -27,6 +28,8 @@ def read_bytes(path: Path | str) -> bytes:
         return sys.stdin.buffer.read()
     try:
         return Path(path).read_bytes()
+    except FileNotFoundError:
+        raise UnknownNameError(f"cannot read {path}: no such file") from None
     except OSError as exc:
         raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
 
