@@ -285,6 +285,7 @@ _ASSOCIATIONS = frozenset(("association", "directed"))
 _WHOLE_PART = frozenset(("composition", "aggregation"))
 
 
+@lru_cache(maxsize=64)
 def _kind_distance(first: str, second: str) -> float:
     kinds = {first, second}
     if first == second:
@@ -300,6 +301,7 @@ def _kind_distance(first: str, second: str) -> float:
     return 1.0
 
 
+@lru_cache(maxsize=1 << 16)
 def _end_distance(
     label: str | None, other_label: str | None, cardinality: str | None, other: str | None
 ) -> float:

@@ -80,8 +80,9 @@ def _binary_pattern(arrow: str) -> re.Pattern[str]:
     )
 
 
-# Upstream's arrow order: the first arrow whose whole line pattern matches wins.
-_BINARY = tuple((_binary_pattern(arrow), kind, swap) for arrow, kind, swap in ARROWS)
+# Upstream's arrow order: the first arrow whose whole line pattern matches wins. A pattern holds
+# its arrow literally, so a line without the arrow is skipped before the (costly) match.
+_BINARY = tuple((arrow, _binary_pattern(arrow), kind, swap) for arrow, kind, swap in ARROWS)
 
 
 def parse_compat(text: str, *, keep_static: bool = False) -> Diagram:
@@ -271,7 +272,9 @@ class _Reader:
             )
             self.mentioned.update((a, b, target))
             return True
-        for pattern, kind, swap in _BINARY:
+        for arrow, pattern, kind, swap in _BINARY:
+            if arrow not in line:
+                continue
             m = pattern.match(line)
             if not m:
                 continue
