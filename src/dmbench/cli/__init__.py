@@ -13,6 +13,7 @@ from dmbench.cli import (
     commands_reproduce,
     commands_results,
     commands_sources,
+    commands_study,
 )
 from dmbench.cli._errors import DmbenchGroup
 
@@ -30,6 +31,7 @@ for _module in (
     commands_plantuml,
     commands_metrics,
     commands_results,
+    commands_study,
     commands_reproduce,
 ):
     for _command in _module.COMMANDS:

@@ -1,0 +1,61 @@
+"""``dmbench agreement``: the metric study's consistency table and the section 3.3 claims."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import click
+
+from dmbench import atomic, paths
+from dmbench.cli._options import elapsed, sources_option
+from dmbench.metrics import METRICS
+from dmbench.tables.agreement import agreement_csv, agreement_markdown, agreement_table
+
+
+@click.command()
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["md", "csv", "json"]),
+    default="md",
+    show_default=True,
+    help="md: the table and the claims for reading; csv: the rows; json: rows, claims, excluded "
+    "pairs and the bootstrap settings.",
+)
+@click.option(
+    "--metric",
+    "metrics",
+    type=click.Choice(list(METRICS)),
+    multiple=True,
+    help="dmbench rows only for these metrics (repeatable; default: every registered metric).",
+)
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Write to this file instead of standard output.",
+)
+@sources_option
+def agreement(
+    fmt: str, metrics: tuple[str, ...], out: Path | None, sources_dir: Path | None
+) -> None:
+    """Recompute the study's consistency table (39 human-rated pairs) and check section 3.3."""
+    started = time.perf_counter()
+    sources = sources_dir if sources_dir is not None else paths.default_sources_dir()
+    table = agreement_table(sources, metrics or None)
+    if fmt == "json":
+        text = json.dumps(table.to_json(), indent=2, ensure_ascii=False) + "\n"
+    elif fmt == "csv":
+        text = agreement_csv(table)
+    else:
+        text = agreement_markdown(table)
+    if out is None:
+        click.echo(text, nl=False)
+    else:
+        atomic.write_text(out, text)
+    click.echo(f"agreement ({elapsed(started)})", err=True)
+
+
+COMMANDS = [agreement]
