@@ -88,13 +88,13 @@ class TestFormats:
         assert json.loads(result.stdout) == tables.records()
 
     def test_json_shape_of_tables_2_and_3(self, tables) -> None:
-        """One object per (dataset, candidate, model) with median/std per element and fail_pct."""
+        """One object per (dataset, candidate, model) with median/std/interval per element."""
         records = [r for r in tables.records() if r["table"] in ("table2", "table3")]
         keys = {(r["dataset"], r["candidate"], r["model"]) for r in records}
         assert len(keys) == len(records) == 14
         for record in records:
             for element in ("class", "attribute", "association"):
-                assert set(record[element]) == {"median", "std"}
+                assert set(record[element]) == {"median", "std", "ci_low", "ci_high"}
             assert isinstance(record["fail_pct"], float)
 
     def test_csv_and_markdown_files(self, package: Path, tmp_path: Path) -> None:
@@ -103,11 +103,15 @@ class TestFormats:
         result = CliRunner().invoke(main, ["tables", "--out", str(out), "--package", str(package)])
         assert result.exit_code == 0, result.output
         assert sorted(p.name for p in out.iterdir()) == [
-            f"table{i}.{ext}" for i in (1, 2, 3) for ext in ("csv", "md")
+            "comparisons.csv",
+            "comparisons.md",
+            "statistics.json",
+            *(f"table{i}.{ext}" for i in (1, 2, 3) for ext in ("csv", "md")),
         ]
-        assert result.output.startswith(f"wrote 6 files to {out} (") and " s)" in result.output
+        assert result.output.startswith(f"wrote 9 files to {out} (") and " s)" in result.output
         header = (out / "table2.csv").read_text("utf-8").splitlines()[0]
-        assert "class_median,class_std" in header and "fail_pct" in header
+        assert "class_median,class_std,class_ci_low,class_ci_high" in header
+        assert "fail_pct" in header
 
 
 class TestScoreSource:
@@ -201,6 +205,7 @@ class TestAggregation:
             means={"class": mean, "attribute": mean, "association": mean},
             failed=failed,
             rejected=0,
+            record_scores={f"ds1-r{i}": (mean, mean, mean) for i in range(4)},
         )
 
     def test_median_of_run_means_and_sample_std(self) -> None:

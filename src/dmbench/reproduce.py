@@ -119,7 +119,7 @@ def reproduce(
         return True, f"{len(written)} files in {results_dir} and {standard_dir}", ""
 
     def do_errata() -> tuple[bool, str, str]:
-        return True, str(write_errata(package_dir, errata_path)), ""
+        return True, str(write_errata(package_dir, errata_path, ready[0])), ""
 
     def do_validate() -> tuple[bool, str, str]:
         report = validate_package(package_dir)

@@ -10,7 +10,7 @@ import click
 
 from dmbench import paths
 from dmbench.api import Package
-from dmbench.cli._options import elapsed, metric_option, package_option
+from dmbench.cli._options import elapsed, metric_option, package_option, sources_option
 from dmbench.package import require_package
 from dmbench.tables import SCORE_SOURCES
 from dmbench.tables.errata import write_errata
@@ -117,11 +117,13 @@ def verify(workers: int | None, as_json: bool, package_dir: Path | None) -> None
     show_default=True,
     help="Where to write the errata.",
 )
+@sources_option
 @package_option
-def errata(out: Path, package_dir: Path | None) -> None:
-    """Write the errata: the paper's Table 1 claims and the scoring facts, measured from data."""
+def errata(out: Path, sources_dir: Path | None, package_dir: Path | None) -> None:
+    """Write the errata: the paper's claims (Table 1, section 3.3's metric study, the best cells
+    of Tables 2-3) and the scoring facts, measured from data."""
     started = time.perf_counter()
-    path = write_errata(require_package(paths.package_dir(package_dir)), out)
+    path = write_errata(require_package(paths.package_dir(package_dir)), out, sources_dir)
     click.echo(f"wrote {path} ({elapsed(started)})")
 
 

@@ -7,6 +7,7 @@ them exactly.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,6 +17,14 @@ from dmbench.metrics import DEFAULT_METRIC
 from dmbench.plantuml import READINGS
 from dmbench.plantuml.model import RELATIONSHIP_KINDS
 from dmbench.sources.records import DATASETS
+from dmbench.tables.comparisons import (
+    ALPHA,
+    COMPARISON_FIELDS,
+    ColumnVerdict,
+    Comparison,
+    column_verdicts,
+    compare_cells,
+)
 from dmbench.tables.corpus import AVERAGED, CorpusRow, corpus_table
 from dmbench.tables.results import (
     ELEMENTS,
@@ -25,6 +34,7 @@ from dmbench.tables.results import (
     aggregate,
     run_summaries,
 )
+from dmbench.tables.statistics import CONFIDENCE, RESAMPLES, SEED, library_versions
 
 TABLE_TITLES = {
     "table1": "Table 1: the reference diagrams",
@@ -43,10 +53,29 @@ class TableSet:
     source: str
     unscored: tuple[str, ...]
     """Runs left out of Tables 2-3 because they have no scores of the kind asked for."""
+    comparisons: tuple[Comparison, ...]
 
     def records(self) -> list[dict]:
-        """The JSON list: Table 1 rows, then one object per (dataset, candidate, LLM)."""
-        return [r.to_record() for r in self.corpus] + [r.to_record() for r in self.results]
+        """The JSON list: Table 1 rows, one object per (dataset, candidate, LLM), the paired
+        comparisons, and how the intervals and p-values were made."""
+        return (
+            [r.to_record() for r in self.corpus]
+            + [r.to_record() for r in self.results]
+            + [c.to_record() for c in self.comparisons]
+            + [statistics_record()]
+        )
+
+
+def statistics_record() -> dict:
+    """The settings and library versions behind every interval and p-value of the tables."""
+    return {
+        "table": "statistics",
+        "seed": SEED,
+        "resamples": RESAMPLES,
+        "confidence": CONFIDENCE,
+        "alpha": ALPHA,
+        "versions": library_versions(),
+    }
 
 
 def build_tables(
@@ -56,12 +85,14 @@ def build_tables(
     readings: tuple[str, ...] = READINGS,
 ) -> TableSet:
     summaries, unscored = run_summaries(package_dir, metric, source)
+    results = tuple(aggregate(summaries, metric))
     return TableSet(
         corpus=tuple(corpus_table(package_dir, readings)),
-        results=tuple(aggregate(summaries, metric)),
+        results=results,
         metric=metric,
         source=source,
         unscored=tuple(unscored),
+        comparisons=tuple(compare_cells(results)),
     )
 
 
@@ -118,9 +149,43 @@ def table1_markdown(rows: list[CorpusRow]) -> str:
     return "\n".join(lines)
 
 
-def _cell(row: ResultRow, element: str) -> str:
+def _cell(row: ResultRow, element: str, bold: bool = False) -> str:
     record = row.to_record()[element]
-    return f"{_fmt(record['median'], 3)} ± {_fmt(record['std'], 3)}"
+    median = _fmt(record["median"], 3)
+    text = f"{f'**{median}**' if bold else median} ± {_fmt(record['std'], 3)}"
+    if record["ci_low"] is None:
+        return text
+    return f"{text} [{_fmt(record['ci_low'], 3)}, {_fmt(record['ci_high'], 3)}]"
+
+
+def cell_label(row: ResultRow) -> str:
+    return f"{row.candidate}/{row.model}" if row.model else row.candidate
+
+
+def _p(value: float) -> str:
+    return f"{value:.3f}" if value >= 0.001 else f"{value:.1e}"
+
+
+def verdict_lines(verdicts: list[ColumnVerdict]) -> list[str]:
+    """One line per column: the best cell, whether it is clearly best, what it is tied with."""
+    lines = []
+    for v in verdicts:
+        median = v.best.median[v.element]
+        line = f"- {v.element.capitalize()}: best {cell_label(v.best)} ({median:.3f})"
+        second = v.against_second
+        if v.clear:
+            line += f", ahead of {cell_label(v.second)} (p_holm {_p(second.p_holm)})"
+        elif second is not None and not v.tied:
+            line += (
+                f", not ahead of {cell_label(v.second)}: the mean per-record difference points "
+                f"the other way (p_holm {_p(second.p_holm)})"
+            )
+        if v.tied:
+            line += ("; " if v.clear else ", ") + "statistically tied with " + ", ".join(
+                f"{cell_label(r)} (p_holm {_p(c.p_holm)})" for r, c in v.tied
+            )
+        lines.append(line + ".")
+    return lines
 
 
 def results_markdown(table: TableSet, dataset: str) -> str:
@@ -138,13 +203,16 @@ def results_markdown(table: TableSet, dataset: str) -> str:
         "Scores",
     ]
 
+    verdicts = column_verdicts(table.results, table.comparisons, dataset)
+    clear = {(v.element, v.best.series) for v in verdicts if v.clear}
+
     def body(selected: list[ResultRow]) -> list[list[str]]:
         return [
             [
                 r.candidate,
                 r.model or "–",
                 str(r.runs),
-                *(_cell(r, e) for e in ELEMENTS),
+                *(_cell(r, e, (e, r.series) in clear and r.canonical) for e in ELEMENTS),
                 _fmt(r.to_record()["fail_pct"], 1),
                 _fmt(r.to_record()["rejected_pct"], 1),
                 r.scores_from,
@@ -160,11 +228,26 @@ def results_markdown(table: TableSet, dataset: str) -> str:
         "mean score ± the sample standard deviation (ddof=1) of those means. Failed % is the",
         "median over runs of the share of records whose generation failed; Rejected % the median",
         "share scored 0 because the metric rejected the diagram (not because it was empty).",
+        f"In brackets, a {CONFIDENCE:.0%} bootstrap interval of the cell over records (records",
+        f"resampled with their runs kept together; {RESAMPLES:,} resamples, seed {SEED}).",
         "",
         "## Canonical runs (the paper's table)",
         "",
     ]
     lines += markdown_table(header, body([r for r in rows if r.canonical]), "llrrrrrrl")
+    lines += [
+        "",
+        "A column's best median is bold only where it beats the second best with Holm-adjusted",
+        f"p < {ALPHA} (paired sign-flip permutation test of the per-record mean difference over",
+        "the records both ran; Holm over the comparisons of the column; `comparisons.md` has",
+        "them all).",
+        "",
+        *verdict_lines(verdicts),
+        "",
+        "Intervals and p-values: "
+        + ", ".join(f"{k} {v}" for k, v in library_versions().items())
+        + ".",
+    ]
     others = [r for r in rows if not r.canonical]
     if others:
         lines += ["", "## Other runs (not in the paper's table)", ""]
@@ -195,4 +278,50 @@ def write_tables(table: TableSet, out_dir: Path) -> list[Path]:
         write_csv(out_dir / f"{name}.csv", RESULT_FIELDS, flat)
         atomic.write_text(out_dir / f"{name}.md", results_markdown(table, dataset))
         written += [out_dir / f"{name}.csv", out_dir / f"{name}.md"]
+    write_csv(
+        out_dir / "comparisons.csv",
+        COMPARISON_FIELDS,
+        [c.to_record() for c in table.comparisons],
+    )
+    atomic.write_text(out_dir / "comparisons.md", comparisons_markdown(table))
+    statistics_json = json.dumps(statistics_record(), indent=2) + "\n"
+    atomic.write_text(out_dir / "statistics.json", statistics_json)
+    written += [out_dir / f"comparisons.{ext}" for ext in ("csv", "md")]
+    written.append(out_dir / "statistics.json")
     return written
+
+
+def comparisons_markdown(table: TableSet) -> str:
+    """Every paired comparison of the canonical cells, per dataset and element."""
+    by_series = {(r.dataset, r.series): r for r in table.results}
+    lines = [
+        "# Paired comparisons of the canonical cells of Tables 2-3",
+        "",
+        f"Metric `{table.metric}`, score rows `{table.source}`. diff = mean over the records both",
+        "cells ran of (the record's mean over a's runs − the same for b); a",
+        f"{CONFIDENCE:.0%} paired bootstrap interval of diff ({RESAMPLES:,} resamples), the",
+        f"two-sided sign-flip permutation p-value ({RESAMPLES:,} random flips, or all 2^n when",
+        f"fewer) and Holm's adjustment over the comparisons of one dataset and element; seed {SEED};",
+        ", ".join(f"{k} {v}" for k, v in library_versions().items()) + ".",
+        "",
+    ]
+    header = ["Element", "a", "b", "n", "diff [95% CI]", "p", "p_holm"]
+    for dataset, name in PAPER_TABLES.items():
+        chosen = [c for c in table.comparisons if c.dataset == dataset]
+        if not chosen:
+            continue
+        rows = [
+            [
+                c.element,
+                cell_label(by_series[(dataset, c.a)]),
+                cell_label(by_series[(dataset, c.b)]),
+                str(c.n),
+                f"{c.diff:+.3f} [{c.ci_low:+.3f}, {c.ci_high:+.3f}]",
+                _p(c.p_value),
+                f"**{_p(c.p_holm)}**" if c.p_holm < ALPHA else _p(c.p_holm),
+            ]
+            for c in chosen
+        ]
+        lines += [f"## {TABLE_TITLES[name]}", ""]
+        lines += markdown_table(header, rows, "lllrrrr") + [""]
+    return "\n".join(lines)

@@ -18,19 +18,24 @@ from __future__ import annotations
 
 import statistics
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+import numpy as np
 
 from dmbench.candidates import CANDIDATES
 from dmbench.errors import PackageError, UnknownNameError
 from dmbench.metrics import DEFAULT_METRIC, EMPTY_GENERATED_MODEL
 from dmbench.runs.scores import ScoreRow, read_scores
 from dmbench.runs.store import Run, list_runs
+from dmbench.tables.statistics import cell_intervals
 
 SCORE_SOURCES = ("published", "recomputed")
 ELEMENTS = ("class", "attribute", "association")
 PAPER_TABLES = {"ds1": "table2", "ds2": "table3"}
+CELL_STATISTICS = ("median", "std", "ci_low", "ci_high")
+"""What each score cell carries: the paper's median ± std, and a 95% bootstrap interval."""
 RESULT_FIELDS = (
     "table",
     "metric",
@@ -42,7 +47,7 @@ RESULT_FIELDS = (
     "canonical",
     "scores",
     "runs",
-    *(f"{e}_{s}" for e in ELEMENTS for s in ("median", "std")),
+    *(f"{e}_{s}" for e in ELEMENTS for s in CELL_STATISTICS),
     "fail_pct",
     "rejected_pct",
     "rejected_records",
@@ -66,6 +71,8 @@ class RunSummary:
     means: dict[str, float]
     failed: int
     rejected: int
+    record_scores: Mapping[str, tuple[float, ...]]
+    """record id -> the record's scores in ``ELEMENTS`` order."""
 
     @property
     def failed_pct(self) -> float:
@@ -95,6 +102,10 @@ class ResultRow:
     fail_pct: float
     rejected_pct: float
     rejected_records: int
+    ci_low: dict[str, float | None]
+    ci_high: dict[str, float | None]
+    record_means: Mapping[str, tuple[float, ...]]
+    """record id -> its mean over the runs per element (records every run scored)."""
 
     def to_record(self) -> dict:
         """The JSON shape: each element as ``{"median", "std"}``, three decimals as printed."""
@@ -114,6 +125,8 @@ class ResultRow:
             record[element] = {
                 "median": _round(self.median[element], 3),
                 "std": _round(self.std[element], 3),
+                "ci_low": _round(self.ci_low[element], 3),
+                "ci_high": _round(self.ci_high[element], 3),
             }
         record["fail_pct"] = _round(self.fail_pct, 1)
         record["rejected_pct"] = _round(self.rejected_pct, 1)
@@ -125,8 +138,8 @@ class ResultRow:
         record = self.to_record()
         for element in ELEMENTS:
             cell = record.pop(element)
-            record[f"{element}_median"] = cell["median"]
-            record[f"{element}_std"] = cell["std"]
+            for statistic in CELL_STATISTICS:
+                record[f"{element}_{statistic}"] = cell[statistic]
         return {name: record[name] for name in RESULT_FIELDS}
 
 
@@ -198,6 +211,9 @@ def summarise_run(run: Run, metric: str, source: str) -> RunSummary | None:
         means=means,
         failed=sum(o.failed for o in outputs.values()),
         rejected=sum(is_rejection(r) for r in rows),
+        record_scores={
+            r.record_id: tuple(getattr(r, f"{e}_score") for e in ELEMENTS) for r in rows
+        },
     )
 
 
@@ -225,6 +241,23 @@ def _sample_std(values: Sequence[float]) -> float | None:
     return statistics.stdev(values) if len(values) > 1 else None
 
 
+def _record_matrix(runs: Sequence[RunSummary]) -> tuple[list[str], np.ndarray]:
+    """(records every run scored, sorted) and their scores as (records × runs × elements)."""
+    records = sorted(set.intersection(*(set(r.record_scores) for r in runs)))
+    matrix = np.array([[run.record_scores[record] for run in runs] for record in records])
+    return records, matrix.reshape(len(records), len(runs), len(ELEMENTS))
+
+
+def _intervals(
+    runs: Sequence[RunSummary], matrix: np.ndarray
+) -> list[tuple[float, float] | None]:
+    """Each element's cell interval; none when the runs scored different records (then the
+    cell's median is not a statistic of one record set)."""
+    if any(len(r.record_scores) != matrix.shape[0] for r in runs) or not matrix.size:
+        return [None] * len(ELEMENTS)
+    return list(cell_intervals(matrix))
+
+
 def aggregate(summaries: Iterable[RunSummary], metric: str) -> list[ResultRow]:
     """Group runs into (dataset, origin, series) rows: canonical first, in a stable order."""
     groups: dict[tuple, list[RunSummary]] = defaultdict(list)
@@ -234,6 +267,8 @@ def aggregate(summaries: Iterable[RunSummary], metric: str) -> list[ResultRow]:
     for (dataset, origin, series), runs in groups.items():
         runs.sort(key=lambda s: s.run_index)
         first = runs[0]
+        records, matrix = _record_matrix(runs)
+        intervals = dict(zip(ELEMENTS, _intervals(runs, matrix), strict=True))
         rows.append(
             ResultRow(
                 table=PAPER_TABLES[dataset],
@@ -251,6 +286,9 @@ def aggregate(summaries: Iterable[RunSummary], metric: str) -> list[ResultRow]:
                 fail_pct=statistics.median(r.failed_pct for r in runs),
                 rejected_pct=statistics.median(r.rejected_pct for r in runs),
                 rejected_records=sum(r.rejected for r in runs),
+                ci_low={e: None if i is None else i[0] for e, i in intervals.items()},
+                ci_high={e: None if i is None else i[1] for e, i in intervals.items()},
+                record_means=dict(zip(records, map(tuple, matrix.mean(axis=1)), strict=True)),
             )
         )
     candidate_order = {name: index for index, name in enumerate(CANDIDATES)}

@@ -1,0 +1,148 @@
+"""How sure the ranking of Tables 2-3 is: paired comparisons of the canonical cells.
+
+Two cells of one table were run on the same records, so they are compared record by record:
+``diff`` is the mean over the shared records of (the record's mean over a's runs − the same for
+b), with a paired bootstrap interval and a sign-flip permutation p-value; ``p_holm`` adjusts the
+p-values of one (metric, dataset, element) family by Holm. A column's best cell is called best
+only when it beats the second with ``p_holm`` < ``ALPHA``; cells whose difference from the best
+is not significant are tied with it.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from dmbench.tables.results import ELEMENTS, ResultRow
+from dmbench.tables.statistics import holm, paired_interval, sign_flip_p
+
+ALPHA = 0.05
+COMPARISON_FIELDS = (
+    "table",
+    "metric",
+    "dataset",
+    "element",
+    "a",
+    "b",
+    "n",
+    "diff",
+    "ci_low",
+    "ci_high",
+    "p_value",
+    "p_holm",
+)
+"""The columns of ``comparisons.csv`` and the keys of its JSON rows, in order."""
+
+
+@dataclass(frozen=True, slots=True)
+class Comparison:
+    metric: str
+    dataset: str
+    element: str
+    a: str
+    b: str
+    n: int
+    diff: float
+    ci_low: float
+    ci_high: float
+    p_value: float
+    p_holm: float
+
+    def to_record(self) -> dict:
+        return {"table": "comparisons"} | asdict(self)
+
+
+def _differences(a: ResultRow, b: ResultRow, element: str) -> np.ndarray:
+    index = ELEMENTS.index(element)
+    shared = sorted(set(a.record_means) & set(b.record_means))
+    return np.array([a.record_means[r][index] - b.record_means[r][index] for r in shared])
+
+
+def compare_cells(rows: Sequence[ResultRow]) -> list[Comparison]:
+    """Every pair of canonical cells per (metric, dataset, element), in table order."""
+    comparisons = []
+    canonical = [r for r in rows if r.canonical]
+    families = sorted({(r.metric, r.dataset) for r in canonical})
+    for (metric, dataset), element in itertools.product(families, ELEMENTS):
+        cells = [r for r in canonical if (r.metric, r.dataset) == (metric, dataset)]
+        family = []
+        for a, b in itertools.combinations(cells, 2):
+            differences = _differences(a, b, element)
+            if not len(differences):
+                continue
+            low, high = paired_interval(differences)
+            family.append(
+                (a.series, b.series, differences, low, high, sign_flip_p(differences))
+            )
+        adjusted = holm([f[-1] for f in family])
+        comparisons += [
+            Comparison(
+                metric, dataset, element, a, b, len(d), float(d.mean()), low, high, p, p_adj
+            )
+            for (a, b, d, low, high, p), p_adj in zip(family, adjusted, strict=True)
+        ]
+    return comparisons
+
+
+@dataclass(frozen=True, slots=True)
+class ColumnVerdict:
+    """One column of a paper table: its best cell, whether it is clearly best, and its ties."""
+
+    element: str
+    best: ResultRow
+    second: ResultRow | None
+    against_second: Comparison | None
+    tied: tuple[tuple[ResultRow, Comparison], ...]
+    """Cells not significantly different from the best, with that comparison."""
+
+    @property
+    def clear(self) -> bool:
+        """The best beats the second in the same direction with Holm p < ALPHA."""
+        c = self.against_second
+        return c is not None and c.p_holm < ALPHA and _oriented_diff(c, self.best) > 0
+
+
+def _oriented_diff(comparison: Comparison, best: ResultRow) -> float:
+    return comparison.diff if comparison.a == best.series else -comparison.diff
+
+
+def find(
+    comparisons: Sequence[Comparison], element: str, x: ResultRow, y: ResultRow
+) -> Comparison | None:
+    for c in comparisons:
+        if (c.metric, c.dataset, c.element) == (x.metric, x.dataset, element) and {c.a, c.b} == {
+            x.series,
+            y.series,
+        }:
+            return c
+    return None
+
+
+def column_verdicts(
+    rows: Sequence[ResultRow], comparisons: Sequence[Comparison], dataset: str
+) -> list[ColumnVerdict]:
+    """Per element of one dataset's canonical cells: the best by median, as the paper bolds."""
+    cells = [r for r in rows if r.canonical and r.dataset == dataset]
+    verdicts = []
+    for element in ELEMENTS if cells else ():
+        ranked = sorted(cells, key=lambda r: -r.median[element])
+        best = ranked[0]
+        second = ranked[1] if len(ranked) > 1 else None
+        tied = []
+        for other in ranked[1:]:
+            c = find(comparisons, element, best, other)
+            if c is not None and c.p_holm >= ALPHA:
+                tied.append((other, c))
+        verdicts.append(
+            ColumnVerdict(
+                element,
+                best,
+                second,
+                find(comparisons, element, best, second) if second else None,
+                tuple(tied),
+            )
+        )
+    return verdicts
