@@ -162,3 +162,8 @@ def test_numbers_on_the_study(table, data_regression) -> None:
         for r in table.rows
     ]
     data_regression.check({"rows": rows, "claims": [c.to_record() for c in table.claims]})
+
+
+def test_no_values_no_rows() -> None:
+    """A rater that scored none of the pairs gives no rows rather than NaNs."""
+    assert agreement_rows("judge", "judge", {}, study_pairs(UPSTREAM)) == []

@@ -67,8 +67,11 @@ def agreement_rows(
     resamples: int = RESAMPLES,
 ) -> list[AgreementRow]:
     """One row per element and the overall row, for per-pair ``values`` (pair id -> element ->
-    score). Pairs without values are left out; r's interval resamples the reference models."""
+    score). Pairs without values are left out (no rows when none is left); r's interval
+    resamples the reference models."""
     scored = [p for p in pairs if p.pair_id in values]
+    if not scored:
+        return []
     clusters = [p.model for p in scored]
     metric_values = np.array([[values[p.pair_id][e] for e in ELEMENTS] for p in scored])
     human = np.array([[p.human_f1[e] for e in ELEMENTS] for p in scored])
