@@ -132,12 +132,27 @@ PAPER_WINNERS = ("metrik-1", "metrik-3", "metrik-4", "metrik-5")
 
 
 BEST_CLAIMS = (
-    ('M-4 "achieving the best correlation on classes (r = 0.42)"', PUBLISHED_METRIC, "class",
-     "pearson_r", 0.42),
-    ("M-4 the best correlation on relationships (r = 0.42)", PUBLISHED_METRIC, "association",
-     "pearson_r", 0.42),
-    ('M-3 "the highest correlation on attributes (r = 0.65)"', "metrik-3", "attribute",
-     "pearson_r", 0.65),
+    (
+        'M-4 "achieving the best correlation on classes (r = 0.42)"',
+        PUBLISHED_METRIC,
+        "class",
+        "pearson_r",
+        0.42,
+    ),
+    (
+        "M-4 the best correlation on relationships (r = 0.42)",
+        PUBLISHED_METRIC,
+        "association",
+        "pearson_r",
+        0.42,
+    ),
+    (
+        'M-3 "the highest correlation on attributes (r = 0.65)"',
+        "metrik-3",
+        "attribute",
+        "pearson_r",
+        0.65,
+    ),
     ('M-4 "the best attribute MAD (0.14)"', PUBLISHED_METRIC, "attribute", "mad", 0.14),
 )
 """(claim, metric, element, statistic, claimed value to two decimals)."""
@@ -195,12 +210,12 @@ def _winner_sets(rows: Sequence[AgreementRow]) -> dict[tuple[str, ...], set[str]
 
 
 def check_study_claims(
-    published: Sequence[AgreementRow], pairs_by_metric: Mapping[str, Sequence[float]]
+    published: Sequence[AgreementRow], association_deltas: Mapping[str, Sequence[float]]
 ) -> list[StudyClaim]:
     """Section 3.3's sentences against the published rows of the five metrics.
 
-    ``pairs_by_metric`` gives metrik-4's per-pair association deltas (metric − human), for the
-    claim of "constant" overestimation (read as: every delta positive).
+    ``association_deltas`` gives each metric's per-pair association deltas (metric − human),
+    for the claim of "constant" overestimation (read as: every delta positive).
     """
     rows = [r for r in published if r.element in ELEMENTS]
     claims = [
@@ -253,7 +268,7 @@ def check_study_claims(
             else "no choice of four ranked statistics gives exactly these winners",
         )
     )
-    deltas = np.asarray(pairs_by_metric[PUBLISHED_METRIC])
+    deltas = np.asarray(association_deltas[PUBLISHED_METRIC])
     positive = int((deltas > 0).sum())
     claims.append(
         StudyClaim(
