@@ -114,7 +114,8 @@ class TestStorage:
             if r.series == "rule_based__no-llm"
         ]
         assert row.scores_from == "recomputed"
-        assert row.to_record()["class"] == {"median": 0.312, "std": 0.0}
+        cell = row.to_record()["class"]
+        assert (cell["median"], cell["std"]) == (0.312, 0.0)
 
 
 class TestCommand:
