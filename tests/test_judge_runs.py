@@ -19,6 +19,7 @@ import pytest
 from click.testing import CliRunner
 from fake_ollama import FakeOllama, Reply, judge_reply
 
+from dmbench import api as dmbench_api
 from dmbench.cli import main
 from dmbench.judge import leaderboard_rows, list_judge_runs
 
@@ -88,7 +89,9 @@ def test_two_runs_judged_validate_and_make_the_leaderboard(package, fake_ollama)
         assert row["flip_rate"] == 1.0 and row["mean_abs_order_diff"] == pytest.approx(1 / 3)
         assert list(row["dimensions"]) == ["structure", "content", "aesthetics"]
         assert row["types"] == {"ds2": pytest.approx(0.5)}
-    assert rows == leaderboard_rows(package)
+    assert rows == leaderboard_rows(package) == dmbench_api.Package(package).leaderboard()
+    judgements = dmbench_api.Package(package).judgements()
+    assert len(judgements) == 32 and set(judgements["reference_shown_as"]) == {"A", "B"}
 
     (run,) = list_judge_runs(package)
     info = run.info

@@ -13,10 +13,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dmbench import paths
+from dmbench.judge import leaderboard_rows
 from dmbench.metrics import DEFAULT_METRIC, Scores, compute
 from dmbench.package import BuildResult, Report, load_records, require_package, validate_package
 from dmbench.package import build as build_package
 from dmbench.package.tables import (
+    JUDGEMENTS_PATH,
     OUTPUTS_PATH,
     RUNS_PATH,
     SCORES_PATH,
@@ -75,6 +77,14 @@ class Package:
     def scores(self) -> pd.DataFrame:
         """Published and recomputed scores per run, record and metric (``data/scores.csv``)."""
         return self._run_table(SCORES_PATH)
+
+    def judgements(self) -> pd.DataFrame:
+        """One row per judge-model judgement of an output (``data/judgements.csv``)."""
+        return self._run_table(JUDGEMENTS_PATH)
+
+    def leaderboard(self, judge: str | None = None) -> list[dict[str, Any]]:
+        """The judge leaderboard's rows (every judge run, or run ``judge``), as plain dicts."""
+        return leaderboard_rows(require_package(self.path), judge)
 
     def validate(self) -> Report:
         """Frictionless validation plus dmbench's own checks; ``.valid`` says whether all hold."""
