@@ -136,6 +136,18 @@ def test_a_failed_judgement_is_counted_not_averaged(package, fake_ollama):
     csv = (package / "data" / "judgements.csv").read_text()
     assert csv.count("not JSON") == 2
 
+    asked = len(fake_ollama.chats())
+    fake_ollama.responder = valid
+    assert judge(package, fake_ollama.url, "--runs", CHEN).exit_code == 0  # resumed: kept
+    assert len(fake_ollama.chats()) == asked
+    retried = judge(package, fake_ollama.url, "--runs", CHEN, "--retry-failed")
+    assert retried.exit_code == 0, retried.output
+    assert len(fake_ollama.chats()) == asked + 2  # the failures were never cached
+    (row,) = leaderboard_json(package)
+    assert row["failed"] == 0 and row["n"] == 8
+    segments = list_judge_runs(package)[0].info["provenance"]["segments"]
+    assert segments[-1]["retried_failed"] == 2
+
 
 def test_identity_control_and_self_preference_warning(package, fake_ollama):
     fake_ollama.responder = judge_reply(7, 7)

@@ -123,11 +123,13 @@ def judge_stored_runs(
     workers: int = 1,
     on_start: Callable[[JudgeRun, int], None] | None = None,
     on_row: JudgeProgress | None = None,
+    retry_failed: bool = False,
 ) -> JudgeRun:
     """Judge the outputs of ``runs`` into a judge run (resumed where stored), then refresh.
 
     Every judge answers (or, offline, the cache knows it) before anything is written;
-    ``on_start(run, total)`` is told the run and how many instances it has in all."""
+    ``on_start(run, total)`` is told the run and how many instances it has in all;
+    ``retry_failed`` asks again about the instances a previous stretch recorded as failed."""
     require_package(package_dir)
     wanted = targets(runs, load_records(package_dir), criteria, control)
     for judge in judges:
@@ -136,8 +138,6 @@ def judge_stored_runs(
         run = open_judge_run(
             package_dir, judges, criteria, options, [r.info.run_id for r in runs], control
         )
-        if on_start is not None:
-            on_start(run, len(wanted))
-        run_judgements(run, judges, wanted, workers, on_row)
+        run_judgements(run, judges, wanted, workers, on_row, retry_failed, on_start)
         refresh(package_dir)
     return run

@@ -103,6 +103,8 @@ def _split(values: tuple[str, ...]) -> list[str]:
               help="Smallest context window; raised per call when both diagrams need more.")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=DEFAULT_TIMEOUT,
               show_default=True, help="Seconds a judge call may take.")
+@click.option("--retry-failed", is_flag=True,
+              help="Resuming a stored judge run: ask again about the instances that failed.")
 @click.option("--quiet", is_flag=True,
               help="No progress bar (it is drawn only when stderr is a terminal).")
 @package_option
@@ -124,6 +126,7 @@ def judge(
     num_predict: int,
     num_ctx: int,
     timeout: float,
+    retry_failed: bool,
     quiet: bool,
     package_dir: Path | None,
 ) -> None:
@@ -152,8 +155,10 @@ def judge(
     ]
     started = time.perf_counter()
     if pairs_file is not None:
-        if quiet:
-            raise click.UsageError("--quiet is for stored judge runs; --pairs draws no bar")
+        if quiet or retry_failed:
+            raise click.UsageError(
+                "--quiet and --retry-failed are for stored judge runs (--runs, --canonical)"
+            )
         instances = read_pairs(pairs_file, source=pairs_file.name)
         if control == "identity":
             instances = [_identity(i) for i in instances]
@@ -176,7 +181,8 @@ def judge(
     on_row = None if bar is None else (lambda row: bar(SimpleNamespace(failed=row["failed"])))
     try:
         run = judge_stored_runs(
-            package, judges, criteria, options, runs, control, workers, on_start, on_row
+            package, judges, criteria, options, runs, control, workers, on_start, on_row,
+            retry_failed,
         )
     finally:
         if bar is not None:

@@ -165,6 +165,14 @@ class JudgeRun:
     def save_info(self) -> None:
         atomic.write_json(self.path / RUN_FILE, self.info)
 
+    def drop_failed(self) -> int:
+        """Remove the failed instances' lines (atomically), so that they are judged again."""
+        rows = self.rows()
+        kept = [row for row in rows if not row["failed"]]
+        if len(kept) != len(rows):
+            atomic.write_text(self.judgements_path, "".join(json_line(row) for row in kept))
+        return len(rows) - len(kept)
+
 
 def run_criteria(run: JudgeRun) -> Criteria:
     """The criteria a judge run used, from its own copy."""
@@ -293,8 +301,16 @@ def run_judgements(
     wanted: Sequence[Target],
     workers: int = 1,
     on_row: Progress | None = None,
+    retry_failed: bool = False,
+    on_start: Callable[[JudgeRun, int], None] | None = None,
 ) -> JudgeRun:
-    """Judge what has no row yet, storing each instance as soon as it is done."""
+    """Judge what has no row yet, storing each instance as soon as it is done.
+
+    A failed instance stays failed when the run resumes (it is part of the record), unless
+    ``retry_failed``: then it is asked again (its replies were never cached)."""
+    retried = run.drop_failed() if retry_failed else 0
+    if on_start is not None:
+        on_start(run, len(wanted))
     stored = run.rows()
     done = {row["instance"] for row in stored}
     todo = [t for t in wanted if t.instance.id not in done]
@@ -303,6 +319,7 @@ def run_judgements(
             {
                 "started_utc": now_utc(),
                 "stored_before": len(stored),
+                "retried_failed": retried,
                 "judges": _describe_judges(judges),
                 **code_provenance(),
             }
