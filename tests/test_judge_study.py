@@ -22,10 +22,10 @@ def test_the_study_has_39_rated_pairs_with_ds2_texts():
     pairs = study_pairs(UPSTREAM, records_from_sources(UPSTREAM))
     assert len(pairs) == 39
     assert len({p.model for p in pairs}) == 8
-    assert "SHAS/0shot" not in {p.instance.id for p in pairs}  # the one without an output
+    assert "SHAS_0shot" not in {p.instance.id for p in pairs}  # the one without an output
     assert all(p.instance.text and p.instance.type == "ds2" for p in pairs)
     first = pairs[0]
-    assert first.instance.id == "LabTracker/0shot"
+    assert first.instance.id == "LabTracker_0shot"
     assert first.human["class_f1"] == 0.625
     assert first.human["mean_f1"] == pytest.approx((0.625 + 0.60475 + 0.24138) / 3)
 
@@ -45,7 +45,7 @@ def test_judge_study_prints_pairs_and_agreement(fake_ollama, tmp_path):
     assert result.exit_code == 0, result.output
     lines = [json.loads(line) for line in result.stdout.splitlines()]
     assert len(lines) == 39 and len(fake_ollama.chats()) == 39
-    assert lines[0]["id"] == "LabTracker/0shot" and lines[0]["human"]["class_f1"] == 0.625
+    assert lines[0]["id"] == "LabTracker_0shot" and lines[0]["human"]["class_f1"] == 0.625
     assert all(0 < line["CA"] < 1 and 0 < line["LA"] < 1 for line in lines)
     assert "judge:test-model  overall" in result.stderr
 

@@ -10,7 +10,6 @@ reference models (a model's five pairs share one reference).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,11 +20,9 @@ import numpy as np
 
 from dmbench.judge.judging import Instance, Judged
 from dmbench.judge.leaderboard import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED
-from dmbench.sources import METRICS_REPO, pinned, read_verified
 from dmbench.sources.records import BenchmarkRecord
+from dmbench.sources.study import study_pairs as rated_study_pairs
 
-STUDY_DATA = f"{METRICS_REPO}/data/combined-data.json"
-ELEMENTS = {"class_f1": "Class", "attribute_f1": "Attribute", "association_f1": "Association"}
 COMPARISONS = (
     ("overall", "s_final", "mean_f1"),
     ("class", "CA", "class_f1"),
@@ -44,26 +41,22 @@ class StudyPair:
 
 
 def study_pairs(sources_dir: Path, records: Sequence[BenchmarkRecord]) -> list[StudyPair]:
-    """The human-rated pairs, from the pinned study data (hash-checked) and the DS-2 texts."""
-    data = json.loads(read_verified(sources_dir, pinned(STUDY_DATA)))
+    """The human-rated pairs (``dmbench.sources.study``, hash-checked) with the DS-2 texts;
+    instance ids are the study's pair ids (``<model>_<setting>``), as ``dmbench agreement``'s."""
     texts = {r.upstream_id: r.text for r in records if r.dataset == "ds2"}
     pairs = []
-    for model, entry in data["models"].items():
-        for setting, generated in entry["generated_plantuml"].items():
-            if not generated:
-                continue
-            rated = entry["metrics"][setting]
-            human = {key: float(rated[name]["f1"]) for key, name in ELEMENTS.items()}
-            human["mean_f1"] = fmean(human.values())
-            instance = Instance(
-                f"{model}/{setting}",
-                texts[model],
-                entry["reference_plantuml"],
-                generated,
-                "ds2",
-                f"{model} (DS-2)",
-            )
-            pairs.append(StudyPair(instance, model, setting, human))
+    for rated in rated_study_pairs(sources_dir):
+        human = {f"{element}_f1": value for element, value in rated.human_f1.items()}
+        human["mean_f1"] = fmean(human.values())
+        instance = Instance(
+            rated.pair_id,
+            texts[rated.model],
+            rated.reference,
+            rated.generated,
+            "ds2",
+            f"{rated.model} (DS-2)",
+        )
+        pairs.append(StudyPair(instance, rated.model, rated.setting, human))
     return pairs
 
 
