@@ -1,11 +1,24 @@
 #!/usr/bin/env bash
 # Create .venv (if needed) and install dmbench with everything its tests need.
-# System packages: none beyond Python >= 3.11 with venv; apt-get installs python3-venv if missing.
+# System packages, each installed with apt-get only when missing (as root; otherwise a one-line
+# hint): python3-venv, a Java runtime (PlantUML draws the report's diagrams) and Chromium (the
+# report's browser tests).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
+apt_updated=
+apt_install() {  # apt_install PACKAGE: install, or say how when not root
+  if [ "$(id -u)" != 0 ]; then
+    echo "setup: $1 is missing; install it with: sudo apt-get install $1" >&2
+    return 0
+  fi
+  [ -n "$apt_updated" ] || { apt-get update -qq; apt_updated=1; }
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$1"
+}
 if ! "$PYTHON" -c 'import venv, ensurepip' 2>/dev/null; then
-  apt-get update -qq && apt-get install -y -qq python3-venv
+  apt_install python3-venv
 fi
+command -v java >/dev/null || [ -x "${JAVA_HOME:-/nonexistent}/bin/java" ] || apt_install default-jre-headless
+command -v chromium >/dev/null || apt_install chromium
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
 .venv/bin/python -m pip install --quiet --disable-pip-version-check -e ".[test]"
