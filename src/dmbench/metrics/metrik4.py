@@ -57,6 +57,21 @@ class Explanation:
     counts_reference: dict[str, int]
     counts_generated: dict[str, int]
     class_matching: tuple[Match, ...]
+    reference_classes: tuple[str, ...] = ()
+    generated_classes: tuple[str, ...] = ()
+    """Every class (enums and implicit classes included) as the metric saw it, in order."""
+
+    @property
+    def missing_classes(self) -> tuple[str, ...]:
+        """Reference classes the greedy matching paired with nothing."""
+        matched = {m.reference for m in self.class_matching}
+        return tuple(name for name in self.reference_classes if name not in matched)
+
+    @property
+    def extra_classes(self) -> tuple[str, ...]:
+        """Generated classes the greedy matching paired with nothing."""
+        matched = {m.generated for m in self.class_matching}
+        return tuple(name for name in self.generated_classes if name not in matched)
 
     @property
     def class_score(self) -> float:
@@ -89,6 +104,8 @@ class Explanation:
                 {"reference": m.reference, "generated": m.generated, "similarity": m.similarity}
                 for m in self.class_matching
             ],
+            "missing_classes": list(self.missing_classes),
+            "extra_classes": list(self.extra_classes),
         }
 
 
@@ -165,6 +182,8 @@ class _Comparison:
             counts_reference=reference.counts(),
             counts_generated=generated.counts(),
             class_matching=matching,
+            reference_classes=tuple(c.name for c in reference.classes),
+            generated_classes=tuple(c.name for c in generated.classes),
         )
 
     def _class(self, first: Class, second: Class) -> float:
