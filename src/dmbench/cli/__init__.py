@@ -10,6 +10,7 @@ from dmbench.cli import (
     commands_judge,
     commands_metrics,
     commands_plantuml,
+    commands_report,
     commands_reproduce,
     commands_results,
     commands_sources,
@@ -32,6 +33,7 @@ for _module in (
     commands_metrics,
     commands_results,
     commands_study,
+    commands_report,
     commands_reproduce,
 ):
     for _command in _module.COMMANDS:

@@ -1,0 +1,78 @@
+"""Commands that draw the package: ``render`` (diagrams as SVG) and ``report`` (the HTML site)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import click
+
+from dmbench import paths
+from dmbench.cli._options import package_option
+from dmbench.render import LAYOUT, PLANTUML_VERSION, cache_dir_for, render_diagrams
+from dmbench.report import build_site
+from dmbench.report.data import package_diagrams
+
+
+@click.command()
+@click.option(
+    "--runs",
+    "run_ids",
+    multiple=True,
+    metavar="RUN_ID",
+    help="Render the references and these runs' outputs (repeat the option or separate ids by "
+    "commas; default: every run).",
+)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Also copy each SVG here as <sha256 of the source>.svg (default: only the cache).",
+)
+@package_option
+def render(run_ids: tuple[str, ...], out: Path | None, package_dir: Path | None) -> None:
+    """Draw every reference and generated diagram as SVG with PlantUML, in one Java process.
+
+    SVGs are cached by the sha256 of their source under the package's .dmbench-cache/render/;
+    a diagram PlantUML rejects becomes an error card with PlantUML's message.
+    """
+    package = paths.package_dir(package_dir)
+    ids = [item for value in run_ids for item in value.replace(",", " ").split()]
+    sources = package_diagrams(package, ids or None)
+    batch = render_diagrams(sources, cache_dir_for(package))
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        for rendering in batch.renderings.values():
+            shutil.copyfile(rendering.path, out / f"{rendering.sha256}.svg")
+    click.echo(
+        f"{len(batch.renderings)} distinct diagrams: {batch.drawn} drawn by PlantUML "
+        f"{PLANTUML_VERSION} ({LAYOUT}), {batch.cached} from the cache, {batch.rejected} rejected "
+        f"(error cards) ({batch.seconds:.1f} s)"
+    )
+
+
+@click.command()
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("report"),
+    show_default=True,
+    help="Folder of the site (replaced whole when the build succeeds).",
+)
+@package_option
+def report(out: Path, package_dir: Path | None) -> None:
+    """Build the report: a static HTML site (index, one page per record, diagrams, plots).
+
+    It works from file:// with no network; open OUT/index.html in a browser.
+    """
+    result = build_site(
+        paths.package_dir(package_dir), out, progress=lambda m: click.echo(m, err=True)
+    )
+    click.echo(f"{result.summary()} ({result.seconds:.1f} s)")
+    for problem in result.check.problems:
+        click.echo(f"  {problem}", err=True)
+    if not result.ok:
+        raise SystemExit(1)
+
+
+COMMANDS = [render, report]

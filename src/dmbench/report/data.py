@@ -1,0 +1,168 @@
+"""What the report shows, read from the package: each record with every canonical output.
+
+A *cell* is one (candidate, LLM) series of the paper's tables; each has three runs per dataset.
+Scores per output are the rows the tables use (``published`` where a run has them, else
+``recomputed``), for each metric present; what metrik-4 matched comes from its explanation.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+from dmbench.hashing import sha256_text
+from dmbench.metrics import METRICS, PUBLISHED_METRIC, Explanation, explain
+from dmbench.package import BenchmarkRecord, load_records
+from dmbench.runs.scores import ScoreRow
+from dmbench.runs.scoring import select_runs
+from dmbench.runs.store import Run, list_runs
+from dmbench.tables.results import is_rejection, select_scores, series_of
+
+CANDIDATE_ORDER = ("rule_based", "chen", "calamo")
+
+
+@dataclass(frozen=True, slots=True)
+class Cell:
+    """One (candidate, LLM) series of the paper's tables."""
+
+    series: str
+    candidate: str
+    model: str | None
+
+    @property
+    def label(self) -> str:
+        return f"{self.candidate} · {self.model}" if self.model else self.candidate
+
+    @property
+    def slug(self) -> str:
+        return self.series.replace(".", "-").replace("_", "-")
+
+
+@dataclass(frozen=True, slots=True)
+class Output:
+    """One run's output for one record, with its scores and what the metric matched."""
+
+    run_id: str
+    run_index: int
+    generated: str
+    failed: bool
+    failure: str | None
+    scores: dict[str, ScoreRow]
+    """By metric name; a metric the run was not scored with is absent."""
+    explanation: Explanation | None
+    """metrik-4's intermediates; None when the output is empty or the metric rejected it."""
+
+    @property
+    def sha256(self) -> str:
+        return sha256_text(self.generated)
+
+    @property
+    def has_diagram(self) -> bool:
+        return bool(self.generated.strip())
+
+    @property
+    def rejected(self) -> bool:
+        row = self.scores.get(PUBLISHED_METRIC)
+        return row is not None and is_rejection(row)
+
+
+@dataclass(frozen=True, slots=True)
+class RecordView:
+    record: BenchmarkRecord
+    outputs: tuple[tuple[Cell, tuple[Output, ...]], ...]
+    """Per canonical cell, its runs' outputs in run order."""
+
+    @property
+    def page(self) -> str:
+        return f"{self.record.record_id}.html"
+
+
+def canonical_cells(runs: list[Run]) -> list[Cell]:
+    """The paper's cells in the tables' order: rule_based, then chen, then calamo, by LLM."""
+    cells = {
+        series_of(r.info.run_id): Cell(series_of(r.info.run_id), r.info.candidate, r.info.model)
+        for r in runs
+        if r.info.canonical
+    }
+
+    def order(cell: Cell) -> tuple[int, str]:
+        rank = CANDIDATE_ORDER.index(cell.candidate) if cell.candidate in CANDIDATE_ORDER else 9
+        return rank, cell.model or ""
+
+    return sorted(cells.values(), key=order)
+
+
+def _scores_by_record(run: Run) -> dict[str, dict[str, ScoreRow]]:
+    by_record: dict[str, dict[str, ScoreRow]] = defaultdict(dict)
+    for metric in METRICS:
+        selected = select_scores(run, metric, "published")
+        for row in selected[1] if selected else ():
+            by_record[row.record_id][metric] = row
+    return by_record
+
+
+def _explanation(reference: str, generated: str) -> Explanation | None:
+    if not generated.strip():
+        return None
+    try:
+        return explain(reference, generated, PUBLISHED_METRIC)
+    except Exception:  # noqa: BLE001 - a rejection; the score row carries the metric's message
+        return None
+
+
+def _memo(
+    explained: dict[tuple[str, str], Explanation | None], reference: str, generated: str
+) -> Explanation | None:
+    """Identical outputs (rule_based's three runs, repeated LLM replies) are explained once."""
+    key = (reference, generated)
+    if key not in explained:
+        explained[key] = _explanation(reference, generated)
+    return explained[key]
+
+
+def record_views(package_dir: Path) -> list[RecordView]:
+    """Every record of the package with the outputs of every canonical run of its dataset."""
+    records = load_records(package_dir)
+    runs = [r for r in list_runs(package_dir) if r.info.canonical]
+    cells = canonical_cells(runs)
+    # (series, dataset) -> record id -> outputs in run order
+    table: dict[tuple[str, str], dict[str, list[Output]]] = defaultdict(lambda: defaultdict(list))
+    references = {r.record_id: r.reference for r in records}
+    explained: dict[tuple[str, str], Explanation | None] = {}
+    for run in sorted(runs, key=lambda r: r.info.run_index):
+        scores = _scores_by_record(run)
+        series = series_of(run.info.run_id)
+        for row in run.outputs():
+            if row.record_id not in references:
+                continue
+            table[series, run.info.dataset][row.record_id].append(
+                Output(
+                    run_id=run.info.run_id,
+                    run_index=run.info.run_index,
+                    generated=row.generated,
+                    failed=row.failed,
+                    failure=row.error,
+                    scores=scores.get(row.record_id, {}),
+                    explanation=_memo(explained, references[row.record_id], row.generated),
+                )
+            )
+    return [
+        RecordView(
+            record,
+            tuple(
+                (cell, tuple(table[cell.series, record.dataset].get(record.record_id, ())))
+                for cell in cells
+            ),
+        )
+        for record in records
+    ]
+
+
+def package_diagrams(package_dir: Path, run_ids: list[str] | None = None) -> list[str]:
+    """The PlantUML sources to draw: every reference, then every non-empty output of the runs
+    (all runs, canonical or not, unless ``run_ids`` names some)."""
+    sources = [r.reference for r in load_records(package_dir)]
+    for run in select_runs(package_dir, run_ids):
+        sources += [o.generated for o in run.outputs() if o.generated.strip()]
+    return sources
