@@ -1,4 +1,5 @@
-"""The main job as one library call: prerequisites, build, verify, score, tables, errata, validate.
+"""The main job as one library call: prerequisites, build, verify, score, tables, errata, validate,
+report.
 
 Each stage is timed and reported, so a reader sees where the minutes go, and the job is ``ok``
 only when verification and validation both hold. On a machine with nothing but the checkout,
@@ -23,6 +24,7 @@ from dmbench.metrics import (
     require_nltk_data,
 )
 from dmbench.package import build, load_records, validate_package
+from dmbench.report import build_site
 from dmbench.runs.scoring import Rescored, rescore, select_runs
 from dmbench.runs.verify import verify
 from dmbench.sources import fetch, pinned_files, verify_all
@@ -76,6 +78,7 @@ def reproduce(
     results_dir: Path,
     errata_path: Path,
     workers: int | None = None,
+    report_dir: Path = Path("report"),
 ) -> Iterator[StageResult]:
     """Yield each stage's result as it finishes; stop after a stage that failed."""
     ready: list[Path] = []
@@ -125,6 +128,10 @@ def reproduce(
         report = validate_package(package_dir)
         return report.valid, "valid" if report.valid else "INVALID", report.render()
 
+    def do_report() -> tuple[bool, str, str]:
+        site = build_site(package_dir, report_dir)
+        return site.ok, site.summary(), "\n".join(site.check.problems)
+
     stages = (
         ("prepare", do_prerequisites),
         ("build", do_build),
@@ -133,6 +140,7 @@ def reproduce(
         ("tables", do_tables),
         ("errata", do_errata),
         ("validate", do_validate),
+        ("report", do_report),
     )
     for name, stage in stages:
         result = _timed(name, stage)

@@ -29,20 +29,30 @@ from dmbench.reproduce import reproduce as run_pipeline
     show_default=True,
     help="Where to write the errata.",
 )
+@click.option(
+    "--report",
+    "report_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("report"),
+    show_default=True,
+    help="Folder of the HTML report (every diagram drawn; open index.html).",
+)
 @click.option("--workers", type=click.IntRange(min=1), default=None, help="Scoring processes.")
 @package_option
 def reproduce(
     sources_dir: Path | None,
     out: Path,
     errata_path: Path,
+    report_dir: Path,
     workers: int | None,
     package_dir: Path | None,
 ) -> None:
-    """Fetch what is missing, build, verify the published scores, re-score, tabulate, validate."""
+    """Fetch what is missing, build, verify the published scores, re-score, tabulate, validate,
+    and build the HTML report."""
     package_dir = paths.package_dir(package_dir)
     started = time.perf_counter()
     failed = None
-    for stage in run_pipeline(package_dir, sources_dir, out, errata_path, workers):
+    for stage in run_pipeline(package_dir, sources_dir, out, errata_path, workers, report_dir):
         if stage.name == "verify" or not stage.ok:
             click.echo(stage.detail)
         click.echo(f"[{stage.name:<8}] {stage.seconds:6.1f} s  {stage.summary}")
