@@ -1,0 +1,212 @@
+"""The report site on a small real package: pages, diagrams, accessibility, links, a real browser.
+
+The package is the built one cut down to three records (one per kind of reference: drawn by
+PlantUML, rejected by PlantUML, and a DS-2 one), so PlantUML draws a few dozen real diagrams
+instead of the ~750 of the whole package; the whole package is checked by the main job, whose
+report stage fails on a missing page, diagram or link.
+"""
+
+from __future__ import annotations
+
+import shutil
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from browser import Chromium, find_chromium
+from click.testing import CliRunner
+from results_support import standard_scored_package
+
+from dmbench.cli import main
+from dmbench.hashing import sha256_text
+from dmbench.metrics import METRICS
+from dmbench.report import build_site, check_site
+from dmbench.runs.scores import read_scores, write_scores
+from dmbench.runs.store import list_runs, read_outputs
+from dmbench.sources.records import read_records, write_records
+
+RECORDS = ("ds1-AirTravel", "ds1-BankAccount", "ds2-HBMS")
+CELLS = 5
+RUNS = 3
+
+
+def cut_package(package: Path, keep: tuple[str, ...]) -> Path:
+    """The package with only the ``keep`` records, in every table and run."""
+    records_csv = package / "data" / "records.csv"
+    write_records(records_csv, [r for r in read_records(records_csv) if r.id in keep])
+    for run in list_runs(package):
+        kept = [o for o in read_outputs(run.outputs_path) if o.record_id in keep]
+        run.outputs_path.write_text("".join(o.to_json_line() for o in kept), "utf-8")
+        write_scores(run.path, [s for s in read_scores(run.path) if s.record_id in keep])
+    return package
+
+
+@pytest.fixture(scope="module")
+def package(tmp_path_factory) -> Path:
+    """Both metrics' scores, as after the main job (the errata tests share the scoring)."""
+    target = tmp_path_factory.mktemp("report") / "package"
+    return cut_package(shutil.copytree(standard_scored_package(), target), RECORDS)
+
+
+@pytest.fixture(scope="module")
+def site(package: Path, tmp_path_factory):
+    out = tmp_path_factory.mktemp("site") / "site"
+    return build_site(package, out)
+
+
+class Page(HTMLParser):
+    def __init__(self, path: Path) -> None:
+        super().__init__()
+        self.tags: list[tuple[str, dict]] = []
+        self.feed(path.read_text("utf-8"))
+
+    def handle_starttag(self, tag: str, attrs) -> None:
+        self.tags.append((tag, dict(attrs)))
+
+    def all(self, tag: str) -> list[dict]:
+        return [attrs for name, attrs in self.tags if name == tag]
+
+
+def test_index_and_one_page_per_record(site) -> None:
+    assert site.ok, site.check.problems
+    out = site.out_dir
+    pages = sorted(p.name for p in out.glob("*.html"))
+    assert pages == sorted(["index.html", *(f"{r}.html" for r in RECORDS)])
+    links = {a.get("href") for a in Page(out / "index.html").all("a")}
+    assert {f"{r}.html" for r in RECORDS} <= links
+    assert site.record_pages == len(RECORDS)
+
+
+def test_every_reference_and_canonical_output_is_drawn_on_its_page(site, package: Path) -> None:
+    """The reference and all 15 canonical outputs (5 cells x 3 runs) of each record are shown
+    as SVG images of the site; an empty output says so instead."""
+    outputs = {
+        (run.info.run_id, o.record_id): o.generated
+        for run in list_runs(package)
+        if run.info.canonical
+        for o in run.outputs()
+    }
+    for record in read_records(package / "data" / "records.csv"):
+        images = [i["src"] for i in Page(site.out_dir / f"{record.id}.html").all("img")]
+        expected = [record.reference] + [
+            text for (_, rid), text in outputs.items() if rid == record.id and text.strip()
+        ]
+        assert f"diagrams/{sha256_text(record.reference)}.svg" == images[0]
+        assert sorted(images[1:]) == sorted(f"diagrams/{sha256_text(t)}.svg" for t in expected[1:])
+        assert len([t for (_, rid), t in outputs.items() if rid == record.id]) == CELLS * RUNS
+        for src in images:
+            assert (site.out_dir / src).stat().st_size > 0
+
+
+def test_a_reference_plantuml_rejects_is_an_error_card_and_the_build_succeeds(site) -> None:
+    """ds1-AirTravel's reference writes ``"0..1"o--"0..*"``, which PlantUML calls a syntax error."""
+    page = Page(site.out_dir / "ds1-AirTravel.html")
+    reference = page.all("img")[0]
+    assert "PlantUML rejected this diagram (line 65: Syntax Error?)" in reference["alt"]
+    card = (site.out_dir / reference["src"]).read_text("utf-8")
+    assert "line 65: Syntax Error?" in card and 'Airline "0..1"o--"0..*" Airplane' in card
+    drawn = Page(site.out_dir / "ds1-BankAccount.html").all("img")[0]
+    assert "class diagram with 6 classes" in drawn["alt"]
+
+
+def test_record_page_shows_scores_failures_and_the_class_matching(site) -> None:
+    html = (site.out_dir / "ds1-AirTravel.html").read_text("utf-8")
+    assert html.count('<article class="run"') == CELLS * RUNS
+    assert html.count("Scores of run") == CELLS * RUNS
+    for metric in METRICS:
+        assert html.count(f'<th scope="row">{metric} <span') == CELLS * RUNS
+    assert "metrik-4 classes: 11 matched, 1 missing, 0 extra" in html  # rule_based
+    assert "Missing</strong> (in the reference, unmatched): Ticket" in html
+
+
+def test_pages_are_accessible(site) -> None:
+    """One h1 per page, alt text on every image, header cells in every table, a language."""
+    for path in site.out_dir.glob("*.html"):
+        page = Page(path)
+        assert len(page.all("h1")) == 1, path.name
+        assert page.all("html")[0].get("lang") == "en"
+        assert all(img.get("alt", "").strip() for img in page.all("img")), path.name
+        html = path.read_text("utf-8")
+        assert html.count("<table") == html.count("<thead"), path.name
+        assert html.count("<th") > 0
+
+
+def test_the_site_names_nothing_outside_itself(site) -> None:
+    check = site.check
+    assert check.problems == ()
+    assert check.pages == 1 + len(RECORDS) and check.images >= len(RECORDS) * (1 + CELLS * RUNS)
+    for path in site.out_dir.glob("*.html"):
+        page = Page(path)
+        assert page.all("script") == [] and page.all("iframe") == []
+        assert [link["href"] for link in page.all("link")] == ["style.css"]
+    assert "url(" not in (site.out_dir / "style.css").read_text("utf-8")
+
+
+def test_the_check_finds_a_missing_image_a_remote_asset_and_a_dead_anchor(site, tmp_path) -> None:
+    broken = shutil.copytree(site.out_dir, tmp_path / "broken")
+    page = broken / "ds1-BankAccount.html"
+    first_image = Page(page).all("img")[0]["src"]
+    (broken / first_image).unlink()
+    html = page.read_text("utf-8").replace(
+        "</main>",
+        '<img src="https://cdn.example/x.png" alt="x"><a href="index.html#nowhere">x</a></main>',
+    )
+    page.write_text(html, "utf-8")
+    problems = check_site(broken).problems
+    assert any(first_image in p and "no such file" in p for p in problems)
+    assert any("cdn.example" in p and "outside the site" in p for p in problems)
+    assert any("#nowhere" in p and "no element with id 'nowhere'" in p for p in problems)
+
+
+def test_a_failed_build_leaves_the_previous_site(site, tmp_path: Path) -> None:
+    out = shutil.copytree(site.out_dir, tmp_path / "site")
+    before = sorted(p.name for p in out.iterdir())
+    with pytest.raises(Exception, match="records"):
+        build_site(tmp_path / "no-package", out)
+    assert sorted(p.name for p in out.iterdir()) == before
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".site")] == []
+
+
+def test_report_command(package: Path, tmp_path: Path) -> None:
+    result = CliRunner().invoke(
+        main, ["report", "--out", str(tmp_path / "site"), "--package", str(package)]
+    )
+    assert result.exit_code == 0, result.output
+    assert f"index + {len(RECORDS)} record pages" in result.output
+    assert "no broken link or image" in result.output
+    assert (tmp_path / "site" / "index.html").exists()
+
+
+def test_plots_are_svg_with_alt_text(site) -> None:
+    index = Page(site.out_dir / "index.html")
+    plots = [i for i in index.all("img") if i["src"].startswith("plots/")]
+    assert (
+        len(plots) == site.plots == 12
+    )  # per dataset: 3 distributions, metrics, failures, heatmap
+    for img in plots:
+        assert (site.out_dir / img["src"]).read_bytes().startswith(b"<?xml")
+        assert len(img["alt"]) > 60
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if find_chromium() is None:
+        pytest.fail("chromium is missing: `bash scripts/setup.sh` (as root) installs it")
+    with Chromium() as chromium:
+        yield chromium
+
+
+@pytest.mark.parametrize("page", ["index.html", "ds1-AirTravel.html"])
+def test_chromium_loads_the_page_from_file_without_errors(site, browser, page, tmp_path) -> None:
+    url = (site.out_dir / page).resolve().as_uri()
+    load = browser.load(url)
+    assert load.console == []
+    assert load.failed == []
+    assert load.broken_images == []
+    assert all(u.startswith(("file://", "data:")) for u in load.requests), load.requests
+    assert len(load.requests) > 3  # the page, its stylesheet and its images were loaded
+    assert load.title.endswith("· dmbench report")
+    shot = browser.screenshot(tmp_path / f"{page}.png")
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 20_000
+    width = browser.evaluate("document.documentElement.scrollWidth")
+    assert width <= 1366  # nothing wider than a laptop screen but the scrollable tables
