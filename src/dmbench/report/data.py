@@ -11,6 +11,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
+from dmbench.errors import MissingPrerequisiteError
 from dmbench.hashing import sha256_text
 from dmbench.metrics import METRICS, PUBLISHED_METRIC, Explanation, explain
 from dmbench.package import BenchmarkRecord, load_records
@@ -107,8 +108,10 @@ def _explanation(reference: str, generated: str) -> Explanation | None:
         return None
     try:
         return explain(reference, generated, PUBLISHED_METRIC)
-    except Exception:  # noqa: BLE001 - a rejection; the score row carries the metric's message
-        return None
+    except MissingPrerequisiteError:
+        raise
+    except Exception:  # noqa: BLE001 - as in scoring, any metric failure is a rejection, whose
+        return None  # message the score row carries
 
 
 def _memo(

@@ -22,7 +22,8 @@ import jinja2
 from markdown_it import MarkdownIt
 from markupsafe import Markup
 
-from dmbench import __version__
+from dmbench._version import __version__
+from dmbench.errors import ParseError
 from dmbench.hashing import sha256_text
 from dmbench.metrics import METRICS, PUBLISHED_METRIC
 from dmbench.package import DATASETS
@@ -90,7 +91,7 @@ def describe(source: str) -> str:
     """Alt text for a diagram: what it holds, as PlantUML means it (the standard reading)."""
     try:
         diagram = parse(source, "standard")
-    except Exception:  # noqa: BLE001 - any source is described, readable or not
+    except ParseError:
         return "class diagram (not readable as dmbench's PlantUML subset)"
     names = [c.name for c in diagram.classes] + [e.name for e in diagram.enums]
     listed = ", ".join(names[:12]) + (f" and {len(names) - 12} more" if len(names) > 12 else "")
