@@ -210,3 +210,13 @@ def test_chromium_loads_the_page_from_file_without_errors(site, browser, page, t
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 20_000
     width = browser.evaluate("document.documentElement.scrollWidth")
     assert width <= 1366  # nothing wider than a laptop screen but the scrollable tables
+
+
+def test_a_judge_leaderboard_is_shown_only_when_given(package: Path, site, tmp_path) -> None:
+    assert "Judge leaderboard" not in (site.out_dir / "index.html").read_text("utf-8")
+    board = "# Leaderboard\n\n| Candidate | Overall |\n| :--- | ---: |\n| chen | **0.71** |\n"
+    judged = build_site(package, tmp_path / "site", leaderboard_markdown=board)
+    html = (judged.out_dir / "index.html").read_text("utf-8")
+    assert '<a href="#judge">Judge leaderboard</a>' in html
+    assert '<th style="text-align:right" scope="col">Overall</th>' in html
+    assert "<strong>0.71</strong>" in html and judged.ok
