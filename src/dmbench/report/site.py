@@ -167,7 +167,8 @@ def build_site(
             empty_outputs=sum(not o.has_diagram for o in outputs),
         )
         environment = _environment()
-        environment.globals.update(build=info, describe=describe, metrics=list(METRICS))
+        scored = [m for m in METRICS if any(m in o.scores for o in outputs)]
+        environment.globals.update(build=info, describe=describe, metrics=scored)
         by_dataset = [
             (DATASET_NAMES.get(name, name), [v for v in views if v.record.dataset == name])
             for name in DATASETS
