@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from browser import Chromium, find_chromium
 from click.testing import CliRunner
+from fake_ollama import judge_reply
 from results_support import standard_scored_package
 
 from dmbench.cli import main
@@ -212,11 +213,25 @@ def test_chromium_loads_the_page_from_file_without_errors(site, browser, page, t
     assert width <= 1366  # nothing wider than a laptop screen but the scrollable tables
 
 
-def test_a_judge_leaderboard_is_shown_only_when_given(package: Path, site, tmp_path) -> None:
+def test_judge_runs_show_as_the_leaderboard_and_on_the_record_pages(
+    package: Path, site, fake_ollama, tmp_path
+) -> None:
+    """Without judge runs there is no leaderboard; after ``dmbench judge`` (the scripted Ollama
+    server on 127.0.0.1 as the judge) the index has it and the judged output its reasons."""
     assert "Judge leaderboard" not in (site.out_dir / "index.html").read_text("utf-8")
-    board = "# Leaderboard\n\n| Candidate | Overall |\n| :--- | ---: |\n| chen | **0.71** |\n"
-    judged = build_site(package, tmp_path / "site", leaderboard_markdown=board)
-    html = (judged.out_dir / "index.html").read_text("utf-8")
-    assert '<a href="#judge">Judge leaderboard</a>' in html
-    assert '<th style="text-align:right" scope="col">Overall</th>' in html
-    assert "<strong>0.71</strong>" in html and judged.ok
+    judged_package = shutil.copytree(package, tmp_path / "package")
+    fake_ollama.responder = judge_reply(8, 4, "names every booking class")
+    run = "chen__glm-5.1_cloud__ds2__run1"
+    done = CliRunner().invoke(
+        main,
+        ["judge", "--model", "test-model", "--host", fake_ollama.url, "--package",
+         str(judged_package), "--runs", run],
+    )  # fmt: skip
+    assert done.exit_code == 0, done.output
+    judged = build_site(judged_package, tmp_path / "site")
+    assert judged.ok, judged.check.problems
+    index = (judged.out_dir / "index.html").read_text("utf-8")
+    assert '<a href="#judge">Judge leaderboard</a>' in index and "Overall [95% CI]" in index
+    page = (judged.out_dir / "ds2-HBMS.html").read_text("utf-8")
+    assert page.count("Judge test-model") == 1
+    assert "names every booking class" in page

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from dmbench.errors import MissingPrerequisiteError
 from dmbench.hashing import sha256_text
+from dmbench.judge import list_judge_runs
 from dmbench.metrics import METRICS, PUBLISHED_METRIC, Explanation, explain
 from dmbench.package import BenchmarkRecord, load_records
 from dmbench.runs.scores import ScoreRow
@@ -41,6 +42,44 @@ class Cell:
 
 
 @dataclass(frozen=True, slots=True)
+class JudgeNote:
+    """One judge's view of one output in one order: its S_final and a reason per criterion."""
+
+    judge_run_id: str
+    judge: str
+    reference_shown_as: str
+    s_final: float | None
+    error: str | None
+    criteria: tuple[tuple[str, int, int, str], ...]
+    """(criterion, score of the output, score of the reference, the judge's reason)."""
+
+
+def judge_notes(package_dir: Path) -> dict[tuple[str, str], list[JudgeNote]]:
+    """By (run id, record id), every judgement of every judge run in the package."""
+    notes: dict[tuple[str, str], list[JudgeNote]] = defaultdict(list)
+    for judge_run in list_judge_runs(package_dir):
+        for row in judge_run.rows():
+            for j in row["judgements"]:
+                generated_as = "B" if j["reference_shown_as"] == "A" else "A"
+                reference_as = j["reference_shown_as"]
+                criteria = tuple(
+                    (name, given[generated_as], given[reference_as], given["reason"])
+                    for name, given in (j.get("scores") or {}).items()
+                )
+                notes[row["run_id"], row["record_id"]].append(
+                    JudgeNote(
+                        judge_run.run_id,
+                        j["judge"],
+                        reference_as,
+                        j["s_final"],
+                        j.get("error"),
+                        criteria,
+                    )
+                )
+    return notes
+
+
+@dataclass(frozen=True, slots=True)
 class Output:
     """One run's output for one record, with its scores and what the metric matched."""
 
@@ -53,6 +92,7 @@ class Output:
     """By metric name; a metric the run was not scored with is absent."""
     explanation: Explanation | None
     """metrik-4's intermediates; None when the output is empty or the metric rejected it."""
+    judged: tuple[JudgeNote, ...] = ()
 
     @property
     def sha256(self) -> str:
@@ -133,6 +173,7 @@ def record_views(package_dir: Path) -> list[RecordView]:
     table: dict[tuple[str, str], dict[str, list[Output]]] = defaultdict(lambda: defaultdict(list))
     references = {r.record_id: r.reference for r in records}
     explained: dict[tuple[str, str], Explanation | None] = {}
+    judged = judge_notes(package_dir)
     for run in sorted(runs, key=lambda r: r.info.run_index):
         scores = _scores_by_record(run)
         series = series_of(run.info.run_id)
@@ -148,6 +189,7 @@ def record_views(package_dir: Path) -> list[RecordView]:
                     failure=row.error,
                     scores=scores.get(row.record_id, {}),
                     explanation=_memo(explained, references[row.record_id], row.generated),
+                    judged=tuple(judged.get((run.info.run_id, row.record_id), ())),
                 )
             )
     return [

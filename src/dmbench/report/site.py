@@ -25,6 +25,7 @@ from markupsafe import Markup
 from dmbench._version import __version__
 from dmbench.errors import ParseError
 from dmbench.hashing import sha256_text
+from dmbench.judge import leaderboard_rows
 from dmbench.metrics import METRICS, PUBLISHED_METRIC
 from dmbench.package import DATASETS
 from dmbench.plantuml import parse
@@ -33,6 +34,7 @@ from dmbench.report.check import SiteCheck, check_site
 from dmbench.report.data import RecordView, record_views
 from dmbench.report.plots import DATASET_NAMES, all_plots
 from dmbench.tables.errata import errata_markdown
+from dmbench.tables.leaderboard import leaderboard_markdown
 from dmbench.tables.render import build_tables, results_markdown, table1_markdown
 from dmbench.tables.results import PAPER_TABLES
 
@@ -126,13 +128,13 @@ def build_site(
     package_dir: Path,
     out_dir: Path,
     cache_dir: Path | None = None,
-    leaderboard_markdown: str | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> SiteResult:
     """Build the report of ``package_dir`` into ``out_dir`` (replaced whole) and check it.
 
-    ``cache_dir`` holds the rendered SVG (default: the package's render cache);
-    ``leaderboard_markdown`` is an optional judge leaderboard shown on the index.
+    ``cache_dir`` holds the rendered SVG (default: the package's render cache). When the
+    package holds judge runs, the index shows the judge leaderboard and each record page the
+    judges' scores and reasons.
     """
     started = time.perf_counter()
     package_dir, out_dir = Path(package_dir), Path(out_dir)
@@ -146,6 +148,7 @@ def build_site(
     say("drawing the plots")
     plots = all_plots(views)
     tables = build_tables(package_dir, PUBLISHED_METRIC, "published")
+    judged = leaderboard_rows(package_dir)
 
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}-", dir=out_dir.parent))
@@ -185,7 +188,7 @@ def build_site(
             cells=[cell for cell, _ in views[0].outputs] if views else [],
             tables=[markdown_html(table1_markdown(tables.corpus), 2)]
             + [markdown_html(results_markdown(tables, d), 2) for d in PAPER_TABLES],
-            leaderboard=markdown_html(leaderboard_markdown, 2) if leaderboard_markdown else None,
+            leaderboard=markdown_html(leaderboard_markdown(judged), 2) if judged else None,
             plots=plots,
             by_dataset=by_dataset,
             reference_state=reference_state,
