@@ -76,6 +76,10 @@ def test_index_and_one_page_per_record(site) -> None:
     links = {a.get("href") for a in Page(out / "index.html").all("a")}
     assert {f"{r}.html" for r in RECORDS} <= links
     assert site.record_pages == len(RECORDS)
+    index = (out / "index.html").read_text("utf-8")
+    for title in ("Table 1: the reference diagrams", "Table 2: scores on DS-1", "Errata"):
+        assert title in index
+    assert "<h3>Paired comparisons of the canonical cells of Tables 2-3</h3>" in index
 
 
 def test_every_reference_and_canonical_output_is_drawn_on_its_page(site, package: Path) -> None:

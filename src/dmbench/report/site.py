@@ -35,7 +35,12 @@ from dmbench.report.data import RecordView, record_views
 from dmbench.report.plots import DATASET_NAMES, all_plots
 from dmbench.tables.errata import errata_markdown
 from dmbench.tables.leaderboard import leaderboard_markdown
-from dmbench.tables.render import build_tables, results_markdown, table1_markdown
+from dmbench.tables.render import (
+    build_tables,
+    comparisons_markdown,
+    results_markdown,
+    table1_markdown,
+)
 from dmbench.tables.results import PAPER_TABLES
 
 
@@ -187,7 +192,8 @@ def build_site(
             dataset_counts=[(n, len(vs)) for n, vs in by_dataset],
             cells=[cell for cell, _ in views[0].outputs] if views else [],
             tables=[markdown_html(table1_markdown(tables.corpus), 2)]
-            + [markdown_html(results_markdown(tables, d), 2) for d in PAPER_TABLES],
+            + [markdown_html(results_markdown(tables, d), 2) for d in PAPER_TABLES]
+            + [markdown_html(comparisons_markdown(tables), 2)],
             leaderboard=markdown_html(leaderboard_markdown(judged), 2) if judged else None,
             plots=plots,
             by_dataset=by_dataset,
