@@ -8,7 +8,6 @@ does not change a faithful reply and goes into ``provenance``.
 from __future__ import annotations
 
 import copy
-import re
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
@@ -27,9 +26,9 @@ from dmbench.llm.client import (
     OllamaChat,
     Options,
 )
+from dmbench.plantuml import find_block
 
 CUT = 2000
-_PLANTUML_BLOCK = re.compile(r"@startuml.*?@enduml", re.IGNORECASE | re.DOTALL)
 
 Outcome = tuple[str, bool, str | None, str]
 """(generated, failed, error, raw excerpt), upstream's four per-record fields."""
@@ -48,8 +47,8 @@ class Result(NamedTuple):
 
 def extract_plantuml(text: str) -> str | None:
     """The first ``@startuml…@enduml`` block, stripped; as upstream (fences are not removed)."""
-    match = _PLANTUML_BLOCK.search(text)
-    return match.group(0).strip() if match else None
+    block = find_block(text, ignore_case=True)
+    return text[block[0] : block[2]].strip() if block else None
 
 
 class LLMCandidate(ABC):

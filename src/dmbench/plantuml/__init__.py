@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 from dmbench.errors import UnknownNameError
+from dmbench.plantuml._block import find_block
 from dmbench.plantuml._compat import parse_compat
 from dmbench.plantuml._emit import emit
 from dmbench.plantuml._errors import ParseError
@@ -39,6 +40,7 @@ __all__ = [
     "Relationship",
     "ValidationResult",
     "emit",
+    "find_block",
     "grammar_reference",
     "parse",
     "parse_compat",

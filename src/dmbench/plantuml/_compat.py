@@ -12,13 +12,21 @@ closing quote is optional. An LALR grammar tokenises once, longest match first, 
 these readings (839/839 golden parity depends on them). What can be shared is: ``IDENT`` comes
 from the grammar, and the arrow table goes through ``grammar_arrows``, which refuses an arrow the
 grammar's ``ARROW`` token does not accept; only the meanings and the trial order are upstream's.
+
+Where one of upstream's patterns backtracks more than linearly on a hostile line (a run of
+spaces, an open quote), it is matched here by code or a simpler pattern that gives the same
+groups in one pass; ``tests/test_linear_readings.py`` keeps upstream's patterns as the oracle.
 """
 
 from __future__ import annotations
 
 import re
+import string
+from bisect import bisect_right
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 
+from dmbench.plantuml._block import find_block
 from dmbench.plantuml._errors import NO_BLOCK, ParseError
 from dmbench.plantuml._grammar import grammar_arrows, terminal
 from dmbench.plantuml.model import Attribute, Class, Diagram, Enum, Note, Relationship
@@ -51,12 +59,12 @@ ARROWS: tuple[tuple[str, str, bool], ...] = (
 )
 grammar_arrows(*(arrow for arrow, _kind, _swap in ARROWS))
 
-_BLOCK = re.compile(r"@startuml(.*?)@enduml", re.S)
-_BLOCK_COMMENT_ONE_LINE = re.compile(r"^(.*)/'(.*)'/(.*)$")
 
 _ABSTRACT_CLASS = re.compile(rf"^abstract\s+class\s+({IDENT})\s*(\{{)?(.*)$", re.I)
 _CLASS = re.compile(rf"^class\s+({IDENT})\s*(\{{)?(.*)$", re.I)
-_INLINE_ENUM = re.compile(rf"^enum\s+({IDENT})\s*\{{\s*([^}}]+)\s*\}}$")
+# Upstream's ``\{\s*([^}]+)\s*\}$`` matches the same lines (the value list is split and stripped),
+# without its cubic backtracking over a run of spaces before a missing "}".
+_INLINE_ENUM = re.compile(rf"^enum\s+({IDENT})\s*\{{([^}}]+)\}}$")
 _BLOCK_ENUM = re.compile(rf"^enum\s+({IDENT})\s*\{{")
 _ENUM_VALUE = re.compile(rf"^(?:{IDENT}|\.\.\.)$")
 _NOTE = re.compile(r"^note\s+(.*)$", re.I)
@@ -67,22 +75,106 @@ _ASSOC_CLASS = re.compile(
 _STANDALONE_ATTR = re.compile(rf"^({IDENT})\s*:\s*({IDENT})$")
 
 _CONST_ATTR = re.compile(rf"^const\s+({IDENT})\s+({IDENT})\s*=\s*(.+)$")
-_NAME_TYPE_ATTR = re.compile(rf"^({IDENT})\s*:\s*([\w\[\]<>,\s]+?)(?:\s*=\s*(.+))?$")
+_NAME_COLON = re.compile(rf"({IDENT})\s*:")
+_TYPE_CHARS = re.compile(r"[\w\[\]<>,\s]+")
 _TYPE_NAME_ATTR = re.compile(rf"^({IDENT})\s+({IDENT})(?:\s*=\s*(.+))?$")
 _NAME_ATTR = re.compile(rf"^({IDENT})$")
 _STATIC = "{static}"
 
 
-def _binary_pattern(arrow: str) -> re.Pattern[str]:
-    card = r'(?:"([^"]*)"?\s*)?'
-    return re.compile(
-        rf"^({IDENT})\s*{card}{re.escape(arrow)}\s*{card}({IDENT})(?:\s*:\s*(.+))?$"
-    )
+_IDENT_START = frozenset(string.ascii_letters + "_")
+_IDENT_CHARS = _IDENT_START | frozenset(string.digits)
 
 
-# Upstream's arrow order: the first arrow whose whole line pattern matches wins. A pattern holds
-# its arrow literally, so a line without the arrow is skipped before the (costly) match.
-_BINARY = tuple((arrow, _binary_pattern(arrow), kind, swap) for arrow, kind, swap in ARROWS)
+class _RelationshipLine:
+    """Upstream's relationship pattern, matched in its backtracking order in linear time.
+
+    For each arrow upstream tries ``^(IDENT)\\s*(?:"([^"]*)"?\\s*)?ARROW\\s*(?:"([^"]*)"?\\s*)?
+    (IDENT)(?:\\s*:\\s*(.+))?$``; as a regular expression that backtracks quadratically (or
+    worse) over an open cardinality quote or a run of spaces. Here the same first match is found
+    from tables of runs (identifier, whitespace, next quote) built once per line: a ``\\s*``
+    before an arrow or identifier can only end at the end of its run (neither starts with a
+    space), a trailing identifier can only end at the end of its run, and what follows an arrow
+    depends only on where the spaces after it end, so it is worked out once per position.
+    """
+
+    def __init__(self, line: str) -> None:
+        self.line = line
+        self.ident_end: list[int] = []
+        self._after_arrow: dict[int, tuple[str | None, str, str | None] | None] = {}
+
+    def _build_tables(self) -> None:
+        """Built once per line, when it starts with an identifier and holds an arrow."""
+        line, n = self.line, len(self.line)
+        self.ident_end = [0] * (n + 1)
+        self.space_end = [0] * (n + 1)
+        self.next_quote = [0] * (n + 1)
+        self.ident_end[n] = self.space_end[n] = self.next_quote[n] = n
+        for k in range(n - 1, -1, -1):
+            char = line[k]
+            self.ident_end[k] = self.ident_end[k + 1] if char in _IDENT_CHARS else k
+            self.space_end[k] = self.space_end[k + 1] if char.isspace() else k
+            self.next_quote[k] = k if char == '"' else self.next_quote[k + 1]
+
+    def match(self, arrow: str) -> tuple[str, str | None, str | None, str, str | None] | None:
+        """(source, source cardinality, target cardinality, target, label), or ``None``."""
+        line = self.line
+        if not line or line[0] not in _IDENT_START or arrow not in line:
+            return None
+        if not self.ident_end:
+            self._build_tables()
+        run = self.ident_end[0]
+        for source_end in range(run, 0, -1):
+            position = self.space_end[source_end] if source_end == run else source_end
+            if line.startswith('"', position):
+                for card_end, after in self._cardinality(position):
+                    if line.startswith(arrow, after):
+                        found = self._target(after + len(arrow))
+                        if found is not None:
+                            card = line[position + 1 : card_end]
+                            return (line[:source_end], card, *found)
+            if line.startswith(arrow, position):
+                found = self._target(position + len(arrow))
+                if found is not None:
+                    return (line[:source_end], None, *found)
+        return None
+
+    def _cardinality(self, quote: int) -> Iterator[tuple[int, int]]:
+        """(end of the text, position after it) for ``"([^"]*)"?\\s*`` at ``quote``, longest
+        text first; the text is ``line[quote + 1 : end]``."""
+        closing = self.next_quote[quote + 1]
+        for end in range(closing, quote, -1):
+            if end < len(self.line) and self.line[end] == '"':
+                yield end, self.space_end[end + 1]
+            yield end, self.space_end[end]
+
+    def _target(self, position: int) -> tuple[str | None, str, str | None] | None:
+        """(target cardinality, target, label) for the pattern's rest after the arrow."""
+        start = self.space_end[position]
+        if start not in self._after_arrow:
+            self._after_arrow[start] = self._target_at(start)
+        return self._after_arrow[start]
+
+    def _target_at(self, start: int) -> tuple[str | None, str, str | None] | None:
+        if self.line.startswith('"', start):
+            for card_end, after in self._cardinality(start):
+                found = self._ident_and_label(after)
+                if found is not None:
+                    return (self.line[start + 1 : card_end], *found)
+        found = self._ident_and_label(start)
+        return None if found is None else (None, *found)
+
+    def _ident_and_label(self, start: int) -> tuple[str, str | None] | None:
+        """``(IDENT)(?:\\s*:\\s*(.+))?$`` at ``start``."""
+        line, n = self.line, len(self.line)
+        if start >= n or line[start] not in _IDENT_START:
+            return None
+        end = self.ident_end[start]
+        colon = self.space_end[end]
+        if colon + 1 < n and line[colon] == ":":
+            label_start = self.space_end[colon + 1]
+            return line[start:end], line[min(label_start, n - 1) :]
+        return (line[start:end], None) if end == n else None
 
 
 def parse_compat(text: str, *, keep_static: bool = False) -> Diagram:
@@ -92,11 +184,12 @@ def parse_compat(text: str, *, keep_static: bool = False) -> Diagram:
     attribute line starting with ``{static}`` is read without it instead of being dropped
     (``is_constant`` for the ``name : Type`` and ``Type name`` forms).
     """
-    block = _BLOCK.search(text)
+    block = find_block(text)
     if block is None:
         raise ParseError(NO_BLOCK, line=1, column=1, line_text=text.split("\n", 1)[0])
-    lines = [line.strip() for line in _strip_comments(block.group(0))]
-    reader = _Reader(lines, offset=text.count("\n", 0, block.start()), keep_static=keep_static)
+    start, _, end = block
+    lines = [line.strip() for line in _strip_comments(text[start:end])]
+    reader = _Reader(lines, offset=text.count("\n", 0, start), keep_static=keep_static)
     return reader.read()
 
 
@@ -112,9 +205,9 @@ def _strip_comments(block: str) -> list[str]:
             in_block = False
             line = line.split("'/", 1)[1]
         if "/'" in line:
-            one_line = _BLOCK_COMMENT_ONE_LINE.match(line)
-            if one_line:
-                line = one_line.group(1) + one_line.group(3)
+            one_line = _without_one_line_comment(line)
+            if one_line is not None:
+                line = one_line
             else:
                 line = line.split("/'", 1)[0]
                 in_block = True
@@ -130,6 +223,14 @@ def _strip_comments(block: str) -> list[str]:
     return out
 
 
+def _without_one_line_comment(line: str) -> str | None:
+    """Upstream's ``^(.*)/'(.*)'/(.*)$`` as ``group(1) + group(3)``, without its quadratic
+    backtracking: the greedy groups take the last ``'/`` and the last ``/'`` that ends before it."""
+    close = line.rfind("'/")
+    start = line.rfind("/'", 0, close) if close >= 0 else -1
+    return line[:start] + line[close + 2 :] if start >= 0 else None
+
+
 def parse_attribute(line: str, keep_static: bool = False) -> Attribute | None:
     """One attribute line of a class body, or ``None`` when upstream silently drops it."""
     if keep_static and line.startswith(_STATIC):
@@ -141,13 +242,32 @@ def parse_attribute(line: str, keep_static: bool = False) -> Attribute | None:
         return None
     if m := _CONST_ATTR.match(line):
         return Attribute(m.group(2), m.group(1), m.group(3).strip(), True)
-    if m := _NAME_TYPE_ATTR.match(line):
-        return Attribute(m.group(1), m.group(2).strip(), _default(m.group(3)))
+    if found := _name_type(line):
+        return Attribute(*found)
     if m := _TYPE_NAME_ATTR.match(line):
         return Attribute(m.group(2), m.group(1), _default(m.group(3)))
     if m := _NAME_ATTR.match(line):
         return Attribute(m.group(1))
     return None
+
+
+def _name_type(line: str) -> tuple[str, str, str | None] | None:
+    """Upstream's ``^(IDENT)\\s*:\\s*([\\w\\[\\]<>,\\s]+?)(?:\\s*=\\s*(.+))?$``, stripped, in a pass.
+
+    That pattern backtracks cubically over a run of spaces (28 s for a 3 KB line). What it
+    matches: after the colon, type characters up to the first ``=`` (or the end), at least one
+    of them, and then something after the ``=``; the type and default are then stripped.
+    """
+    m = _NAME_COLON.match(line)
+    if m is None:
+        return None
+    rest = line[m.end() :]
+    equals = rest.find("=")
+    type_part = rest if equals < 0 else rest[:equals]
+    if not _TYPE_CHARS.fullmatch(type_part) or (equals >= 0 and equals + 1 == len(rest)):
+        return None
+    default = rest[equals + 1 :].strip() if equals >= 0 else None
+    return m.group(1), type_part.strip(), default
 
 
 def _default(raw: str | None) -> str | None:
@@ -169,6 +289,10 @@ class _Reader:
     relationships: list[Relationship] = field(default_factory=list)
     notes: list[Note] = field(default_factory=list)
     mentioned: set[str] = field(default_factory=set)
+    added: dict[int, list[Attribute]] = field(default_factory=dict)
+    first_index: dict[str, int] = field(default_factory=dict)
+    indexed: int = 0
+    end_notes: list[int] | None = None
 
     def read(self) -> Diagram:
         i = 0
@@ -180,7 +304,7 @@ class _Reader:
             i = self._top_level(i, line)
         explicit = {c.name for c in self.classes}
         return Diagram(
-            classes=tuple(self.classes),
+            classes=self._classes(),
             enums=tuple(self.enums),
             relationships=tuple(self.relationships),
             notes=tuple(self.notes),
@@ -247,11 +371,14 @@ class _Reader:
         raise self._error(f"Enum '{name}' at line {i + 1} not properly closed", i)
 
     def _note(self, i: int, header: str) -> int:
-        for j in range(i + 1, len(self.lines)):
-            if _END_NOTE.match(self.lines[j]):
-                content = "\n".join(self.lines[i + 1 : j]).strip()
-                self.notes.append(Note(content, header.strip()))
-                return j + 1
+        if self.end_notes is None:  # one scan, not one per note (many one-line notes)
+            self.end_notes = [j for j, line in enumerate(self.lines) if _END_NOTE.match(line)]
+        k = bisect_right(self.end_notes, i)
+        if k < len(self.end_notes):
+            j = self.end_notes[k]
+            content = "\n".join(self.lines[i + 1 : j]).strip()
+            self.notes.append(Note(content, header.strip()))
+            return j + 1
         if ":" in header:
             position, content = header.split(":", 1)
             self.notes.append(Note(content.strip(), position.strip()))
@@ -272,13 +399,12 @@ class _Reader:
             )
             self.mentioned.update((a, b, target))
             return True
-        for arrow, pattern, kind, swap in _BINARY:
-            if arrow not in line:
+        candidate = _RelationshipLine(line)
+        for arrow, kind, swap in ARROWS:
+            found = candidate.match(arrow)
+            if found is None:
                 continue
-            m = pattern.match(line)
-            if not m:
-                continue
-            source, source_card, target_card, target, label = m.groups()
+            source, source_card, target_card, target, label = found
             if swap:
                 source, target = target, source
                 source_card, target_card = target_card, source_card
@@ -297,17 +423,29 @@ class _Reader:
         return False
 
     def _standalone_attribute(self, class_name: str, attribute: str) -> None:
+        """``A : x`` adds ``x`` to the first class named ``A``, declared before or here."""
         self.mentioned.add(class_name)
-        for index, cls in enumerate(self.classes):
-            if cls.name == class_name:
-                self.classes[index] = Class(
-                    cls.name,
-                    cls.is_abstract,
-                    (*cls.attributes, Attribute(attribute)),
-                    cls.nested_enums,
-                )
-                return
-        self.classes.append(Class(class_name, attributes=(Attribute(attribute),)))
+        index = self._first_index(class_name)
+        if index is None:
+            index = len(self.classes)
+            self.classes.append(Class(class_name))
+        self.added.setdefault(index, []).append(Attribute(attribute))
+
+    def _first_index(self, name: str) -> int | None:
+        for index in range(self.indexed, len(self.classes)):
+            self.first_index.setdefault(self.classes[index].name, index)
+        self.indexed = len(self.classes)
+        return self.first_index.get(name)
+
+    def _classes(self) -> tuple[Class, ...]:
+        """The classes with the attributes ``A : x`` lines added (kept apart: many such lines
+        would otherwise copy the class's attribute tuple once per line)."""
+        return tuple(
+            Class(c.name, c.is_abstract, (*c.attributes, *self.added[i]), c.nested_enums)
+            if i in self.added
+            else c
+            for i, c in enumerate(self.classes)
+        )
 
     def _unrecognised(self, i: int, line: str) -> ParseError:
         context = []

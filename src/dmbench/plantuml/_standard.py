@@ -12,29 +12,29 @@ from dataclasses import dataclass, field
 from lark import Token, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 
+from dmbench.plantuml._block import find_block
 from dmbench.plantuml._errors import NO_BLOCK, ParseError
 from dmbench.plantuml._grammar import parser
 from dmbench.plantuml.model import Attribute, Class, Diagram, Enum, Note, Relationship
 
-_BLOCK = re.compile(r"@startuml(.*?)@enduml", re.S)
-_BLOCK_COMMENT = re.compile(r"/'.*?'/", re.S)
 _TRAILING_SLASHES = re.compile(r"(^|\s)//.*$")
 _END_NOTE = re.compile(r"^end\s?note$")
 
 
 def parse_standard(text: str) -> Diagram:
     """Read ``text`` as PlantUML does; raise ``ParseError`` at the first line it cannot read."""
-    block = _BLOCK.search(text)
+    block = find_block(text)
     if block is None:
         raise ParseError(NO_BLOCK, line=1, column=1, line_text=text.split("\n", 1)[0])
-    first_line = text.count("\n", 0, block.start(1)) + 1
-    lines = _strip_comments(block.group(1)).split("\n")
+    _, start, end = block
+    first_line = text.count("\n", 0, start) + 1
+    lines = _strip_comments(text[start : end - len("@enduml")]).split("\n")
     return _Reader(lines, first_line).read()
 
 
 def _strip_comments(body: str) -> str:
     """Blank out comments, keeping every line and column where it was."""
-    body = _BLOCK_COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), body)
+    body = _blank_block_comments(body)
     out = []
     for line in body.split("\n"):
         line = line.rstrip("\r")
@@ -43,6 +43,19 @@ def _strip_comments(body: str) -> str:
         else:
             out.append(_TRAILING_SLASHES.sub("", line))
     return "\n".join(out)
+
+
+def _blank_block_comments(body: str) -> str:
+    """Each ``/' … '/`` as spaces (newlines kept), left to right, in one pass: a lazy
+    ``/'.*?'/`` would rescan to the end from every ``/'`` of an unclosed comment."""
+    parts, position = [], 0
+    while (start := body.find("/'", position)) >= 0:
+        end = body.find("'/", start + 2)
+        if end < 0:
+            break
+        parts += [body[position:start], re.sub(r"[^\n]", " ", body[start : end + 2])]
+        position = end + 2
+    return "".join(parts) + body[position:]
 
 
 def _span(tree: Tree | Token, line: str) -> str:
@@ -77,30 +90,23 @@ def classify_arrow(arrow: str) -> tuple[str, bool]:
 
 @dataclass
 class _Builder:
-    """Collects declarations; PlantUML merges repeated declarations of one name."""
+    """Collects declarations; PlantUML merges repeated declarations of one name.
 
-    classes: dict[str, Class] = field(default_factory=dict)
-    enums: dict[str, Enum] = field(default_factory=dict)
+    The parts of each name are gathered in lists and joined once, in ``diagram``: joining
+    tuples at every redeclaration would be quadratic in the number of declarations.
+    """
+
+    classes: dict[str, list[Class]] = field(default_factory=dict)
+    enums: dict[str, list[Enum]] = field(default_factory=dict)
     relationships: list[Relationship] = field(default_factory=list)
     notes: list[Note] = field(default_factory=list)
     mentioned: set[str] = field(default_factory=set)
 
     def add_class(self, cls: Class) -> None:
-        old = self.classes.get(cls.name)
-        if old is not None:
-            cls = Class(
-                cls.name,
-                old.is_abstract or cls.is_abstract,
-                old.attributes + cls.attributes,
-                old.nested_enums + cls.nested_enums,
-            )
-        self.classes[cls.name] = cls
+        self.classes.setdefault(cls.name, []).append(cls)
 
     def add_enum(self, enum: Enum) -> None:
-        old = self.enums.get(enum.name)
-        if old is not None:
-            enum = Enum(enum.name, old.values + enum.values, old.is_inline and enum.is_inline)
-        self.enums[enum.name] = enum
+        self.enums.setdefault(enum.name, []).append(enum)
 
     def relate(self, relationship: Relationship, *names: str) -> None:
         self.relationships.append(relationship)
@@ -108,8 +114,8 @@ class _Builder:
 
     def diagram(self) -> Diagram:
         return Diagram(
-            classes=tuple(self.classes.values()),
-            enums=tuple(self.enums.values()),
+            classes=tuple(_merged_class(parts) for parts in self.classes.values()),
+            enums=tuple(_merged_enum(parts) for parts in self.enums.values()),
             relationships=tuple(self.relationships),
             notes=tuple(self.notes),
             implicit_classes=tuple(sorted(self.mentioned - self.classes.keys())),
@@ -328,6 +334,23 @@ class _Reader:
         reason = f"cannot read {found} here: {line.strip()!r}"
         message = f"line {number}, column {column}: {reason}"
         return ParseError(message, line=number, column=column, line_text=line, reason=reason)
+
+
+def _merged_class(parts: list[Class]) -> Class:
+    return Class(
+        parts[0].name,
+        any(part.is_abstract for part in parts),
+        tuple(a for part in parts for a in part.attributes),
+        tuple(e for part in parts for e in part.nested_enums),
+    )
+
+
+def _merged_enum(parts: list[Enum]) -> Enum:
+    return Enum(
+        parts[0].name,
+        tuple(v for part in parts for v in part.values),
+        all(part.is_inline for part in parts),
+    )
 
 
 def _literals(items: Tree) -> tuple[str, ...]:

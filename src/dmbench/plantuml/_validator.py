@@ -28,7 +28,9 @@ BLOCKLIST = frozenset(
 
 _IDENT = re.compile(rf"{IDENT}")
 _FENCE = re.compile(r"^[ \t]*```", re.M)
-_ENUM_INLINE = re.compile(rf"^\s*enum\s+({IDENT})\s*\{{\s*([^}}]+)\s*\}}\s*$")
+# Upstream's ``\{\s*([^}]+)\s*\}`` accepts the same lines (the literals are split and stripped),
+# without its cubic backtracking over a run of spaces before a missing "}".
+_ENUM_INLINE = re.compile(rf"^\s*enum\s+({IDENT})\s*\{{([^}}]+)\}}\s*$")
 _ENUM_OPEN = re.compile(rf"^\s*enum\s+({IDENT})\s*\{{\s*$")
 _CLOSE = re.compile(r"^\s*\}\s*$")
 _PREFIX = r"^\s*(abstract\s+)?class\s+"

@@ -1,0 +1,114 @@
+"""Parse and score time of hostile inputs at 1x, 10x and 100x size, with the growth ratios.
+
+Run: ``.venv/bin/python benchmarks/bench_scaling.py [--max-scale 100]``. Each shape is one way
+an input once made a reading backtrack or rescan (issue 15); for each size it prints the
+seconds of the ``compat`` and ``standard`` readings, upstream's validator, the LLM candidates'
+block extraction and metrik-4 scoring against a small reference (the benchmark view, so an
+unreadable diagram is scored 0/0/0 with its error), and then the ratios 10x/1x and 100x/10x:
+10 means linear, 100 quadratic. The last shape is two diagrams of n classes scored against each
+other: metrik-4 compares every class pair, so its time is given per pair (n * n pairs).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Callable
+
+from dmbench.llm.candidate import extract_plantuml
+from dmbench.metrics import score_benchmark
+from dmbench.plantuml import ParseError, parse, validate
+
+REFERENCE = "@startuml\nclass Order {\n  id : int\n}\nclass Customer\nCustomer -- Order\n@enduml\n"
+
+
+def _wrap(body: str) -> str:
+    return f"@startuml\n{body}@enduml\n"
+
+
+# name -> (input at scale n, what 1x is)
+SHAPES: dict[str, tuple[Callable[[int], str], str]] = {
+    "attribute line ' a :' + spaces + '!'": (
+        lambda n: _wrap("class A {\n a :" + " " * 3000 * n + "!\n}\n"),
+        "3000 spaces: the 3 KB line",
+    ),
+    "'@startuml' lines, no @enduml": (lambda n: "@startuml\n" * 3000 * n, "3000 lines"),
+    "repeated 'A : x' lines": (lambda n: _wrap("A : x\n" * 1000 * n), "1000 lines"),
+    "notes holding ':'": (lambda n: _wrap("note left : x\n" * 1000 * n), "1000 lines"),
+    "class redeclared": (lambda n: _wrap("class A {\n x : int\n}\n" * 1000 * n), "1000 times"),
+    "unclosed /' comments": (lambda n: _wrap("/' x\n" * 1000 * n), "1000 lines"),
+    "open cardinality quote": (lambda n: _wrap('A "' + " " * 1000 * n + "!\n"), "1000 spaces"),
+    "open cardinality quote, letters": (lambda n: _wrap('A -- "' + "o" * 1000 * n + "!\n"), "1000"),
+    "inline enum without '}'": (lambda n: _wrap("enum A {" + " " * 1000 * n + "!\n"), "1000"),
+}
+
+
+def _seconds(action: Callable[[], object], repeats: int = 3) -> float:
+    """The best of ``repeats`` runs (the machine may be shared)."""
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        try:
+            action()
+        except ParseError:
+            pass
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def _class_diagram(n: int, shift: int) -> str:
+    words = ["order", "customer", "invoice", "product", "payment", "account", "address"]
+    lines = ["@startuml"]
+    for i in range(n):
+        name = f"{words[(i + shift) % len(words)].capitalize()}{i}"
+        lines += [f"class {name} {{", f"  {words[i % len(words)]}Name : String", "}"]
+        if i:
+            lines.append(f'{previous} "1" -- "*" {name} : has')
+        previous = name
+    return "\n".join([*lines, "@enduml"]) + "\n"
+
+
+def _ratios(times: list[float]) -> str:
+    pairs = zip(times, times[1:])
+    return "  ".join(f"{later / max(earlier, 1e-6):6.1f}" for earlier, later in pairs)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--max-scale", type=int, default=100, choices=(10, 100))
+    scales = (1, 10, 100)[: 2 if parser.parse_args().max_scale == 10 else 3]
+    parse(REFERENCE, "standard")  # build the parser and load WordNet outside the timings
+    score_benchmark(REFERENCE, REFERENCE)
+    steps: dict[str, Callable[[str], object]] = {
+        "compat": lambda text: parse(text, "compat"),
+        "standard": lambda text: parse(text, "standard"),
+        "validate": validate,
+        "extract": extract_plantuml,
+        "score": lambda text: score_benchmark(REFERENCE, text),
+    }
+    header = "  ".join(f"{f'{x}x s':>9}" for x in scales)
+    print(f"{'shape (1x)':<52} {'step':<9} {header}   ratios 10x/1x, 100x/10x")
+    for name, (make, unit) in SHAPES.items():
+        texts = [make(scale) for scale in scales]
+        for step, action in steps.items():
+            times = [_seconds(lambda text=text: action(text)) for text in texts]
+            cells = "  ".join(f"{t:9.4f}" for t in times)
+            label = f"{name} ({unit}, {len(texts[0]):,} chars)" if step == "compat" else ""
+            print(f"{label:<52} {step:<9} {cells}   {_ratios(times)}", flush=True)
+    times, cells = [], []
+    for scale in scales:
+        n = 3 * scale
+        reference, generated = _class_diagram(n, 0), _class_diagram(n, 3)
+        seconds = _seconds(lambda: score_benchmark(reference, generated), repeats=1)
+        times.append(seconds / (n * n))
+        cells.append(f"{seconds:9.4f}")
+    print(f"{'two diagrams of 3 classes, scored':<52} {'score':<9} {'  '.join(cells)}")
+    per_pair = "  ".join(f"{1e6 * t:9.1f}" for t in times)
+    print(f"{'  the same, microseconds per class pair':<52} {'per pair':<9} {per_pair}   "
+          f"{_ratios(times)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
