@@ -30,12 +30,18 @@ def make_archive(upstream: Path, repo, tamper: str | None = None, extra=()) -> b
 class ArchiveServer:
     """Serves ``/<owner>/<repo>/tar.gz/<commit>`` from a dict on 127.0.0.1."""
 
-    def __init__(self, archives: dict[str, bytes]) -> None:
+    def __init__(
+        self, archives: dict[str, bytes], truncate_to: int | None = None, endless: bool = False
+    ) -> None:
+        """``truncate_to``: send only that many bytes of each body (after the full
+        Content-Length); ``endless``: a chunked body of zeros that never ends."""
         archives_ = archives
         self.requests: list[str] = []
         requests = self.requests
 
         class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
             def do_GET(self) -> None:  # noqa: N802
                 requests.append(self.path)
                 body = archives_.get(self.path)
@@ -44,9 +50,20 @@ class ArchiveServer:
                     return
                 self.send_response(200)
                 self.send_header("Content-Type", "application/x-gzip")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
+                try:
+                    if endless:
+                        self.send_header("Transfer-Encoding", "chunked")
+                        self.end_headers()
+                        chunk = bytes(65536)
+                        while True:
+                            self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+                    self.send_header("Content-Length", str(len(body)))
+                    self.end_headers()
+                    self.wfile.write(body[:truncate_to])
+                    if truncate_to is not None:
+                        self.close_connection = True
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client stopped reading, as it should
 
             def log_message(self, *args) -> None:
                 pass

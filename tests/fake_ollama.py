@@ -33,6 +33,10 @@ class Reply:
     status: int = 200
     delay: float = 0.0
     done_reason: str = "stop"
+    trickle: float = 0.0
+    """Seconds between the bytes of the reply (headers included), when set."""
+    endless: bool = False
+    """A chunked reply that never ends (until the client hangs up)."""
 
 
 def wire_string(text: str) -> bytes:
@@ -115,9 +119,19 @@ class FakeOllama:
             def log_message(self, *args: Any) -> None:
                 return
 
-            def _send(self, status: int, data: dict[str, Any]) -> None:
+            def _send(self, status: int, data: dict[str, Any], trickle: float = 0.0) -> None:
                 payload = json.dumps(data).encode("utf-8")
                 try:
+                    if trickle:
+                        head = (
+                            f"HTTP/1.1 {status} OK\r\nContent-Type: application/json\r\n"
+                            f"Content-Length: {len(payload)}\r\n\r\n"
+                        ).encode()
+                        for byte in head + payload:
+                            self.wfile.write(bytes([byte]))
+                            self.wfile.flush()
+                            time.sleep(trickle)
+                        return
                     self.send_response(status)
                     self.send_header("Content-Type", "application/json")
                     self.send_header("Content-Length", str(len(payload)))
@@ -125,6 +139,20 @@ class FakeOllama:
                     self.wfile.write(payload)
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (a timeout test): nothing left to answer
+
+            def _send_endless(self) -> None:
+                chunk = b"a" * 65536
+                try:
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Transfer-Encoding", "chunked")
+                    self.end_headers()
+                    start = b'{"message": {"role": "assistant", "content": "'
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(start), start))
+                    while True:
+                        self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client stopped reading, as it should
 
             def _record(self) -> bytes | None:
                 """The request body, kept; None when the client died before sending all of it
@@ -168,6 +196,9 @@ class FakeOllama:
                 elif self.path == "/api/chat":
                     reply = fake._next_reply(body)
                     time.sleep(reply.delay)
+                    if reply.endless:
+                        self._send_endless()
+                        return
                     if reply.status != 200:
                         self._send(reply.status, {"error": "scripted failure"})
                         return
@@ -189,6 +220,7 @@ class FakeOllama:
                             "eval_count": 11,
                             "eval_duration": 800,
                         },
+                        reply.trickle,
                     )
                 else:
                     self._send(404, {"error": "not found"})

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from dmbench.llm.candidate import extract_plantuml
@@ -120,6 +120,7 @@ LINES = st.sampled_from(
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@example(["note left : x"], "compat")
 @given(st.lists(LINES, min_size=1, max_size=6), st.sampled_from(["compat", "standard"]))
 def test_work_grows_at_most_linearly(block: list[str], reading: str) -> None:
     """Eight copies of any mix of lines cost at most about eight times one copy."""

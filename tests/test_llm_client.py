@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import socket
+import time
 from pathlib import Path
 
 import pytest
@@ -158,6 +159,23 @@ class TestFailures:
         with pytest.raises(ChatError, match=r"^ReadTimeout: .*no reply within 0.25 s"):
             chat.chat("s", "u", Options())
         assert len(fake_ollama.chats()) == 2
+
+    def test_a_trickling_reply_ends_at_the_timeout(self, fake_ollama, tmp_path):
+        """One byte every 0.1 s keeps every read inside the timeout; the call still ends at it."""
+        fake_ollama.script.append(Reply("slow " * 20, trickle=0.1))
+        chat = make_chat(fake_ollama, tmp_path, timeout=1.0, retries=0)
+        started = time.monotonic()
+        with pytest.raises(ChatError, match=r"^ReadTimeout: .*no reply within 1 s") as caught:
+            chat.chat("s", "u", Options())
+        assert time.monotonic() - started < 5  # the reply alone would take 40 s
+        assert caught.value.call["error"]["reported"] == "ReadTimeout"
+
+    def test_an_endless_reply_stops_at_the_size_limit(self, fake_ollama, tmp_path):
+        fake_ollama.script.append(Reply(endless=True))
+        chat = make_chat(fake_ollama, tmp_path, retries=2, max_reply_bytes=2**20)
+        with pytest.raises(ChatError, match=r"^ReplyTooLarge: .*exceeds 1,048,576 bytes"):
+            chat.chat("s", "u", Options())
+        assert len(fake_ollama.chats()) == 1  # not retried: the same request, the same reply
 
     def test_connection_refused(self, fake_ollama, tmp_path):
         """The server went away after the run started: ConnectionError, after the retries."""

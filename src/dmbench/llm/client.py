@@ -20,7 +20,12 @@ raised by ollama / httpx                           reported as         retried
 other ``httpx.TimeoutException`` (read, write...)   ``ReadTimeout``     yes
 ``ConnectionError``, other ``httpx.TransportError``  ``ConnectionError`` yes
 ``ValueError`` (body not JSON / not a chat reply)   ``JSONDecodeError`` no
+more than ``MAX_REPLY_BYTES`` read (dmbench's own)  ``ReplyTooLarge``   no
 =================================================  ==================  =========
+
+The timeout bounds each attempt as a whole, from connecting to the reply's last byte, not
+each read (httpx's timeout alone lets a server sending a byte a second hold a call forever),
+and a call reads at most ``MAX_REPLY_BYTES``, so an endless reply cannot exhaust memory.
 
 The ``HTTPError`` message follows the ``requests`` form (``500 Server Error: Internal Server
 Error for url: <url>``); the other messages are dmbench's own.
@@ -46,6 +51,7 @@ from dataclasses import dataclass, field
 from http import HTTPStatus
 from typing import Any, TypeVar
 
+import httpcore
 import httpx
 import ollama
 
@@ -58,6 +64,8 @@ DEFAULT_TIMEOUT = 600
 DEFAULT_HOST = "http://localhost:11434"
 DEFAULT_RETRIES = 2
 DEFAULT_BACKOFF = 2.0
+MAX_REPLY_BYTES = 16 * 2**20
+"""What one call may read from a server (headers and body); a reply of 1024 tokens is a few KB."""
 WIRE_DEVIATIONS = (
     "wire: request bodies are serialised by the ollama client over httpx, not by "
     "requests.post(json=...): separators ',' and ':' without spaces (upstream ', ' and ': '), "
@@ -100,6 +108,89 @@ class CacheMissError(DmbenchError):
 
 class OllamaUnavailableError(DmbenchError):
     """No host could say which model digest and server version a run would use."""
+
+
+class ReplyTooLargeError(Exception):
+    """A server sent more than a call may read (an endless or runaway reply)."""
+
+
+@dataclass(slots=True)
+class _Budget:
+    deadline: float
+    bytes_left: int
+
+
+_budget = threading.local()
+
+
+class _BoundedStream(httpcore.NetworkStream):
+    """A socket whose reads and writes stop at the calling thread's budget: the call's deadline
+    (httpx's own timeout bounds each read, so one byte a second would never end) and its size."""
+
+    def __init__(self, inner: httpcore.NetworkStream) -> None:
+        self._inner = inner
+
+    def _timeout(self, timeout: float | None) -> float | None:
+        budget: _Budget | None = getattr(_budget, "current", None)
+        if budget is None:
+            return timeout
+        remaining = budget.deadline - time.monotonic()
+        if remaining <= 0:
+            raise httpcore.ReadTimeout("the call's deadline has passed")
+        return remaining if timeout is None else min(timeout, remaining)
+
+    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        data = self._inner.read(max_bytes, self._timeout(timeout))
+        budget: _Budget | None = getattr(_budget, "current", None)
+        if budget is not None:
+            budget.bytes_left -= len(data)
+            if budget.bytes_left < 0:
+                raise ReplyTooLargeError
+        return data
+
+    def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        self._inner.write(buffer, self._timeout(timeout))
+
+    def close(self) -> None:
+        self._inner.close()
+
+    def start_tls(self, *args: Any, **kwargs: Any) -> httpcore.NetworkStream:
+        return _BoundedStream(self._inner.start_tls(*args, **kwargs))
+
+    def get_extra_info(self, info: str) -> Any:
+        return self._inner.get_extra_info(info)
+
+
+class _BoundedBackend(httpcore.NetworkBackend):
+    def __init__(self) -> None:
+        self._inner = httpcore.SyncBackend()
+
+    def connect_tcp(self, *args: Any, **kwargs: Any) -> httpcore.NetworkStream:
+        return _BoundedStream(self._inner.connect_tcp(*args, **kwargs))
+
+    def connect_unix_socket(self, *args: Any, **kwargs: Any) -> httpcore.NetworkStream:
+        return _BoundedStream(self._inner.connect_unix_socket(*args, **kwargs))
+
+    def sleep(self, seconds: float) -> None:
+        self._inner.sleep(seconds)
+
+
+class _BoundedTransport(httpx.HTTPTransport):
+    """httpx's transport over sockets that honour the calling thread's budget.
+
+    httpx has no public way to give its connection pool a network backend, so the pool is
+    replaced by an equal one (httpx's default limits) built with the public httpcore API.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._pool = httpcore.ConnectionPool(
+            ssl_context=httpx.create_ssl_context(),
+            max_connections=100,
+            max_keepalive_connections=20,
+            keepalive_expiry=5.0,
+            network_backend=_BoundedBackend(),
+        )
 
 
 class ChatError(Exception):
@@ -177,7 +268,9 @@ def _status_error(code: int, url: str) -> tuple[str, str, bool]:
     return "HTTPError", f"{code} {side} Error: {phrase} for url: {url}", code >= 500
 
 
-def _classify(exc: BaseException, url: str, timeout: float) -> tuple[str, str, bool]:
+def _classify(
+    exc: BaseException, url: str, timeout: float, limit: int = MAX_REPLY_BYTES
+) -> tuple[str, str, bool]:
     """(reported class, message, retry?) for an exception of the ollama/httpx stack."""
     if isinstance(exc, ollama.ResponseError):
         return _status_error(exc.status_code, url)
@@ -189,6 +282,8 @@ def _classify(exc: BaseException, url: str, timeout: float) -> tuple[str, str, b
         return "ReadTimeout", f"{url}: no reply within {timeout:g} s", True
     if isinstance(exc, ConnectionError | httpx.TransportError):
         return "ConnectionError", f"{url}: cannot connect ({exc})", True
+    if isinstance(exc, ReplyTooLargeError):
+        return "ReplyTooLarge", f"{url}: the reply exceeds {limit:,} bytes; stopped reading", False
     if isinstance(exc, ValueError):
         return "JSONDecodeError", f"{url}: reply is not a chat response ({exc})", False
     return type(exc).__name__, str(exc), False
@@ -207,6 +302,7 @@ class OllamaChat:
         backoff: float = DEFAULT_BACKOFF,
         cache: ResponseCache | None = None,
         offline: bool = False,
+        max_reply_bytes: int = MAX_REPLY_BYTES,
     ) -> None:
         if offline and cache is None:
             raise DmbenchError("offline mode needs a reply cache to replay from")
@@ -218,8 +314,10 @@ class OllamaChat:
         self.backoff = backoff
         self.cache = cache
         self.offline = offline
+        self.max_reply_bytes = max_reply_bytes
         self._clients = {
-            host: ollama.Client(host=host, timeout=self.timeout) for host in self.hosts
+            host: ollama.Client(host=host, timeout=self.timeout, transport=_BoundedTransport())
+            for host in self.hosts
         }
         self._lock = threading.Lock()
         self._in_flight = dict.fromkeys(self.hosts, 0)
@@ -258,10 +356,14 @@ class OllamaChat:
         while True:
             attempt += 1
             chosen = self._acquire(host)
+            # each attempt, connection to last byte, ends by the timeout and reads a bounded size
+            _budget.current = _Budget(time.monotonic() + self.timeout, self.max_reply_bytes)
             try:
                 return request(self._clients[chosen]), chosen, attempt
             except Exception as exc:  # every failure is classified and reported, none is lost
-                reported, message, retry = _classify(exc, f"{chosen}{path}", self.timeout)
+                reported, message, retry = _classify(
+                    exc, f"{chosen}{path}", self.timeout, self.max_reply_bytes
+                )
                 if not retry_refused and isinstance(exc, ConnectionError | httpx.ConnectError):
                     retry = False
                 if not retry or attempt > self.retries:
@@ -271,6 +373,7 @@ class OllamaChat:
                         {"host": chosen, "attempts": attempt, "raised": type(exc).__name__},
                     ) from exc
             finally:
+                _budget.current = None
                 self._release(chosen)
             time.sleep(self.backoff * 2 ** (attempt - 1))
 

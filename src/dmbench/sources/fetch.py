@@ -4,34 +4,84 @@ The archives are GitHub's codeload tarballs at the pinned commits; ``base_url`` 
 mirror (the tests serve one from 127.0.0.1). Members are refused when they would escape the
 target (absolute paths, ``..``), or are links or devices; each extracted file is checked against
 its sha256 before it is moved into place.
+
+Nothing is held in memory or written outside the cache: an archive is streamed into a staging
+folder inside the cache, at most ``MAX_ARCHIVE_BYTES`` of it, and unpacked as a stream, at most
+``MAX_UNPACKED_BYTES``; a pinned member whose size is not its pinned byte count is refused from
+its header, before a byte of it is read. A body shorter than its ``Content-Length`` is reported
+as truncated, and a gzip or tar stream that does not read to its end as corrupt.
 """
 
 from __future__ import annotations
 
-import io
+import gzip
+import http.client
+import shutil
 import tarfile
 import tempfile
 import urllib.error
 import urllib.request
+import zlib
 from pathlib import Path, PurePosixPath
+from typing import IO
 
 from dmbench import atomic
 from dmbench.errors import SourceError
-from dmbench.sources.pins import Repository, read_verified, repositories
+from dmbench.sources.pins import PinnedFile, Repository, read_verified, repositories
 
 DEFAULT_BASE_URL = "https://codeload.github.com"
+MAX_ARCHIVE_BYTES = 256 * 2**20
+"""The pinned archives are a few MB; more than this is not the archive that was pinned."""
+MAX_UNPACKED_BYTES = 1024 * 2**20
+_CHUNK = 2**20
 
 
 def archive_url(repo: Repository, base_url: str = DEFAULT_BASE_URL) -> str:
     return f"{base_url.rstrip('/')}/{repo.owner}/{repo.name}/tar.gz/{repo.commit}"
 
 
-def _download(url: str, timeout: float) -> bytes:
+def _download(url: str, timeout: float, into: Path, max_bytes: int) -> Path:
+    """Stream ``url`` into the file ``into``, stopping at ``max_bytes``."""
+    received = 0
     try:
-        with urllib.request.urlopen(url, timeout=timeout) as response:
-            return response.read()
-    except (urllib.error.URLError, OSError) as exc:
+        with urllib.request.urlopen(url, timeout=timeout) as response, into.open("wb") as out:
+            declared = response.headers.get("Content-Length")
+            while chunk := response.read(_CHUNK):
+                received += len(chunk)
+                if received > max_bytes:
+                    raise SourceError(
+                        f"{url}: the download exceeds {max_bytes:,} bytes, far more than the "
+                        "pinned archive; stopped"
+                    )
+                out.write(chunk)
+    except http.client.IncompleteRead as exc:
+        received += len(exc.partial)
+        raise SourceError(_truncated(url, received, declared)) from None
+    except (urllib.error.URLError, OSError, http.client.HTTPException, ValueError) as exc:
         raise SourceError(f"{url}: download failed ({exc})") from exc
+    if declared and declared.isdigit() and received < int(declared):
+        raise SourceError(_truncated(url, received, declared))
+    return into
+
+
+def _truncated(url: str, received: int, declared: str | None) -> str:
+    of = f" of {int(declared):,}" if declared and declared.isdigit() else ""
+    return f"{url}: download truncated: got {received:,}{of} bytes; try again"
+
+
+class _Bounded:
+    """A read-only stream that refuses to yield more than ``limit`` bytes in total."""
+
+    def __init__(self, inner: IO[bytes], limit: int, label: str) -> None:
+        self._inner, self._left, self._label = inner, limit, label
+        self._limit = limit
+
+    def read(self, size: int = -1) -> bytes:
+        data = self._inner.read(size if size >= 0 else self._left + 1)
+        self._left -= len(data)
+        if self._left < 0:
+            raise SourceError(f"{self._label}: unpacks to more than {self._limit:,} bytes")
+        return data
 
 
 def _member_path(member: tarfile.TarInfo, archive: str) -> PurePosixPath:
@@ -49,16 +99,29 @@ def _refuse_special(member: tarfile.TarInfo, archive: str) -> None:
         raise SourceError(f"{archive}: refusing member {member.name!r} (device, fifo or folder)")
 
 
-def extract_pinned(repo: Repository, archive: bytes, target: Path, label: str) -> None:
-    """Extract ``repo``'s pinned files from a codeload tarball into ``target/<repo.name>/``.
+def _copy_member(
+    tar: tarfile.TarFile, member: tarfile.TarInfo, pin: PinnedFile, to: Path, label: str
+) -> None:
+    """Stream one pinned member to ``to``; its header must give the pinned byte count."""
+    if member.size != pin.bytes:
+        raise SourceError(
+            f"{label}: member {pin.path} has {member.size:,} bytes, pinned {pin.bytes:,}; refused "
+            "unread"
+        )
+    handle = tar.extractfile(member)
+    assert handle is not None
+    to.parent.mkdir(parents=True, exist_ok=True)
+    with to.open("wb") as out:
+        shutil.copyfileobj(handle, out, _CHUNK)
 
-    Only pinned files are ever written; a pinned path that is a link or a device is refused, and
-    so is any member whose path escapes the target. Other members are skipped unread.
-    """
+
+def _unpack(repo: Repository, archive: IO[bytes], staging: Path, label: str) -> set[str]:
+    """The pinned members of a codeload tarball, streamed into ``staging``; what was found."""
     wanted = {pin.path: pin for pin in repo.files}
-    found: dict[str, bytes] = {}
+    found: set[str] = set()
+    stream = _Bounded(gzip.GzipFile(fileobj=archive, mode="rb"), MAX_UNPACKED_BYTES, label)
     try:
-        with tarfile.open(fileobj=io.BytesIO(archive), mode="r:gz") as tar:
+        with tarfile.open(fileobj=stream, mode="r|") as tar:  # type: ignore[call-overload]
             for member in tar:
                 path = _member_path(member, label)
                 if len(path.parts) < 2:
@@ -66,31 +129,64 @@ def extract_pinned(repo: Repository, archive: bytes, target: Path, label: str) -
                 inner = str(PurePosixPath(*path.parts[1:]))  # drop "<repo>-<commit>/"
                 if inner in wanted:
                     _refuse_special(member, label)
-                    handle = tar.extractfile(member)
-                    assert handle is not None
-                    found[inner] = handle.read()
-    except (tarfile.TarError, EOFError, OSError) as exc:
-        raise SourceError(f"{label}: not a readable tar.gz archive ({exc})") from exc
-    missing = sorted(set(wanted) - set(found))
-    if missing:
-        raise SourceError(f"{label}: pinned files missing from the archive: {', '.join(missing)}")
-    with tempfile.TemporaryDirectory(dir=target.parent if target.parent.exists() else None) as tmp:
-        staging = Path(tmp)
-        for inner, data in found.items():
-            path = staging / repo.name / inner
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(data)
-            read_verified(staging, wanted[inner])
-        for inner, data in found.items():
-            atomic.write_bytes(target / repo.name / inner, data)
+                    _copy_member(tar, member, wanted[inner], staging / repo.name / inner, label)
+                    found.add(inner)
+        # Read to the gzip trailer (its CRC and length check the whole stream); past the tar's
+        # end marker only zero padding may follow, else the tar stopped at a damaged header.
+        while chunk := stream.read(_CHUNK):
+            if chunk.strip(b"\0"):
+                raise SourceError(f"{label}: the archive is corrupt (a damaged tar header)")
+    except (tarfile.TarError, EOFError, OSError, zlib.error) as exc:
+        raise SourceError(f"{label}: the archive is corrupt or truncated ({exc})") from exc
+    return found
 
 
-def fetch(cache_dir: Path, base_url: str = DEFAULT_BASE_URL, timeout: float = 120.0) -> Path:
-    """Download both pinned archives into ``cache_dir`` (a sources directory); return it."""
+def extract_pinned(repo: Repository, archive: bytes | Path, target: Path, label: str) -> None:
+    """Extract ``repo``'s pinned files from a codeload tarball into ``target/<repo.name>/``.
+
+    ``archive`` is the tarball's path (or its bytes). Only pinned files are ever written, and
+    only once all of them are there and verified; a pinned path that is a link or a device is
+    refused, and so is any member whose path escapes the target. Other members are skipped unread.
+    """
+    target.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(dir=target, prefix=".dmbench-fetch-"))
+    try:
+        if isinstance(archive, bytes):
+            (staging / "archive.tar.gz").write_bytes(archive)
+            archive = staging / "archive.tar.gz"
+        with archive.open("rb") as handle:
+            found = _unpack(repo, handle, staging / "files", label)
+        missing = sorted({pin.path for pin in repo.files} - found)
+        if missing:
+            raise SourceError(
+                f"{label}: pinned files missing from the archive: {', '.join(missing)}"
+            )
+        for pin in repo.files:
+            read_verified(staging / "files", pin)
+        for pin in repo.files:
+            data = (staging / "files" / pin.relpath).read_bytes()
+            atomic.write_bytes(target / pin.relpath, data)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def fetch(
+    cache_dir: Path,
+    base_url: str = DEFAULT_BASE_URL,
+    timeout: float = 120.0,
+    max_bytes: int = MAX_ARCHIVE_BYTES,
+) -> Path:
+    """Download both pinned archives into ``cache_dir`` (a sources directory); return it.
+
+    ``timeout`` bounds each read, ``max_bytes`` each archive."""
     cache_dir = Path(cache_dir)
     cache_dir.mkdir(parents=True, exist_ok=True)
     for repo in repositories():
         url = archive_url(repo, base_url)
-        extract_pinned(repo, _download(url, timeout), cache_dir, url)
+        staging = Path(tempfile.mkdtemp(dir=cache_dir, prefix=".dmbench-download-"))
+        try:
+            archive = _download(url, timeout, staging / "archive.tar.gz", max_bytes)
+            extract_pinned(repo, archive, cache_dir, url)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
     return cache_dir
-
