@@ -46,6 +46,7 @@ import os
 import sys
 import threading
 import time
+import urllib.parse
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from http import HTTPStatus
@@ -56,7 +57,7 @@ import httpx
 import ollama
 
 from dmbench.clock import now_utc
-from dmbench.errors import DmbenchError
+from dmbench.errors import DmbenchError, InputError
 from dmbench.hashing import sha256_bytes, sha256_text
 from dmbench.llm.cache import ResponseCache, cache_key
 
@@ -204,9 +205,37 @@ class ChatError(Exception):
 
 
 def resolve_hosts(hosts: Sequence[str] = ()) -> tuple[str, ...]:
-    """``--host`` values in order, else ``$OLLAMA_HOST``, else upstream's default host."""
+    """``--host`` values in order, else ``$OLLAMA_HOST``, else upstream's default host.
+
+    Each is checked and stripped of any user name and password: a host's name lands in
+    ``run.json`` and every call record, that is in the published package, and the ``ollama``
+    client never sends user info anyway.
+    """
     chosen = [host for host in hosts if host] or [os.environ.get("OLLAMA_HOST") or DEFAULT_HOST]
-    return tuple(host.rstrip("/") for host in chosen)
+    return tuple(_public_host(host.rstrip("/")) for host in chosen)
+
+
+def _public_host(host: str) -> str:
+    try:
+        split = urllib.parse.urlsplit(host if "://" in host else f"http://{host}")
+        split.port  # noqa: B018 - a port out of range or not a number raises here
+        if not split.hostname:
+            raise ValueError("no host name")
+    except ValueError as exc:
+        raise InputError(
+            f"--host {host!r} is not a server URL ({exc})", hint="e.g. http://localhost:11434"
+        ) from None
+    if "@" not in split.netloc:
+        return host
+    scheme, _, rest = host.rpartition("://")
+    public = (f"{scheme}://" if scheme else "") + split.netloc.rpartition("@")[2]
+    public += rest[len(split.netloc) :]
+    print(
+        f"dmbench: warning: --host {public}: the user name and password given are neither sent "
+        "(the ollama client drops them) nor stored",
+        file=sys.stderr,
+    )
+    return public
 
 
 @dataclass(frozen=True, slots=True)

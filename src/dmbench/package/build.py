@@ -9,7 +9,6 @@ so a failed build leaves the previous package exactly as it was. Runs that dmben
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import tempfile
 from dataclasses import dataclass
@@ -18,13 +17,13 @@ from pathlib import Path
 
 from dmbench.errors import PackageError
 from dmbench.package.descriptor import (
-    DESCRIPTOR,
     LICENSES_DIR,
     SCHEMAS_DIR,
     write_descriptor,
     write_prompts_table,
 )
 from dmbench.package.lock import package_lock
+from dmbench.package.swap import STAGING_PREFIX, swap_in
 from dmbench.package.tables import write_run_tables
 from dmbench.package.validate import validate_package
 from dmbench.runs.published import import_published_runs
@@ -37,9 +36,6 @@ from dmbench.sources.records import (
     records_from_sources,
     write_records,
 )
-
-PACKAGE_FOLDERS = ("data", "prompts", RUNS_DIR, SCHEMAS_DIR, LICENSES_DIR)
-
 
 @dataclass(frozen=True, slots=True)
 class BuildResult:
@@ -75,46 +71,42 @@ def refresh(package_dir: Path) -> None:
     write_descriptor(package_dir)
 
 
-def _carry_generated_runs(old_package: Path, staging: Path) -> int:
-    """Copy the runs dmbench generated into the new package, cutting a torn last output line."""
+def _carry_generated_runs(old_package: Path, staging: Path, imported: set[str]) -> int:
+    """Copy the runs dmbench generated into the new package, cutting a torn last output line.
+
+    A run folder that is not an imported one and cannot be read, or that holds a link, stops
+    the build: dropping it would lose its outputs, and copying a link would publish whatever it
+    points at.
+    """
     carried = 0
     old_runs = old_package / RUNS_DIR
     if not old_runs.is_dir():
         return 0
     for run_dir in sorted(old_runs.iterdir()):
-        run_file = run_dir / RUN_FILE
-        if run_file.is_file() and json.loads(run_file.read_text("utf-8")).get("origin") == "generated":
+        if run_dir.name in imported and not run_dir.is_symlink():
+            continue  # re-imported from the pinned sources
+        if _origin(run_dir) == "generated":
             target = staging / RUNS_DIR / run_dir.name
-            shutil.copytree(run_dir, target)
+            shutil.copytree(run_dir, target, symlinks=True)
             cut_torn_tail(target / OUTPUTS_FILE)
             carried += 1
     return carried
 
 
-def _swap_in(staging: Path, package_dir: Path) -> None:
-    """Replace the package's folders and descriptor with the staged ones, descriptor last.
-
-    The replaced folders wait in a folder of their own until the descriptor is in place; if any
-    step fails they are moved back, so an interrupted swap leaves the previous package whole.
-    """
-    retired = Path(tempfile.mkdtemp(prefix=".dmbench-retired-", dir=package_dir))
-    placed: list[str] = []
+def _origin(run_dir: Path) -> str | None:
+    """The run's ``origin``; a ``PackageError`` for a folder build must neither drop nor copy."""
+    keep = "nothing was changed; repair it or move it out of runs/, then build again"
+    links = [p for p in (run_dir, *run_dir.rglob("*")) if p.is_symlink()]
+    if links:
+        raise PackageError(f"{links[0]}: a link inside the run store is refused", hint=keep)
+    if not run_dir.is_dir():
+        raise PackageError(f"{run_dir}: not a run folder", hint=keep)
+    run_file = run_dir / RUN_FILE
     try:
-        for name in PACKAGE_FOLDERS:
-            if (package_dir / name).exists():
-                os.replace(package_dir / name, retired / name)
-            os.replace(staging / name, package_dir / name)
-            placed.append(name)
-        os.replace(staging / DESCRIPTOR, package_dir / DESCRIPTOR)
-    except BaseException:
-        for name in PACKAGE_FOLDERS:
-            if name in placed:
-                shutil.rmtree(package_dir / name)
-            if (retired / name).exists():
-                os.replace(retired / name, package_dir / name)
-        raise
-    finally:
-        shutil.rmtree(retired, ignore_errors=True)
+        run = json.loads(run_file.read_text("utf-8"))
+        return run.get("origin") if isinstance(run, dict) else None
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise PackageError(f"{run_file}: cannot read this run ({exc})", hint=keep) from None
 
 
 def build(package_dir: Path, sources_dir: Path) -> BuildResult:
@@ -126,14 +118,14 @@ def build(package_dir: Path, sources_dir: Path) -> BuildResult:
 
 
 def _build_locked(package_dir: Path, sources_dir: Path) -> BuildResult:
-    staging = Path(tempfile.mkdtemp(prefix=".dmbench-build-", dir=package_dir))
+    staging = Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=package_dir))
     try:
         records = records_from_sources(sources_dir)
         write_records(staging / RECORDS_PATH, records)
         install_prompts(sources_dir, staging)
         write_prompts_table(staging)
         imported = import_published_runs(sources_dir, staging, records)
-        carried = _carry_generated_runs(package_dir, staging)
+        carried = _carry_generated_runs(package_dir, staging, set(imported))
         install_schemas(staging)
         install_upstream_licenses(sources_dir, staging)
         refresh(staging)
@@ -143,7 +135,7 @@ def _build_locked(package_dir: Path, sources_dir: Path) -> BuildResult:
                 "the built package does not validate; the previous package is unchanged:\n"
                 + report.render()
             )
-        _swap_in(staging, package_dir)
+        swap_in(staging, package_dir)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return BuildResult(package_dir, len(records), len(imported), carried)

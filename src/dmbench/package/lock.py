@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from dmbench.errors import PackageError
+from dmbench.package.swap import finish_interrupted_swap
 
 LOCK_FILE = ".dmbench-lock"
 
@@ -33,6 +34,7 @@ def package_lock(package_dir: Path) -> Iterator[None]:
                 f"(lock {path}); run this one when it has finished"
             ) from None
         try:
+            finish_interrupted_swap(package_dir)  # a killed build's swap, before anything else
             yield
         finally:
             fcntl.flock(fd, fcntl.LOCK_UN)

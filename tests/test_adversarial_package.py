@@ -1,0 +1,125 @@
+"""Tampered and half-written packages: build keeps what it cannot read, refuses links, finishes
+or rolls back a swap a kill interrupted, and no host secret reaches the package."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from fake_ollama import diagram_reply
+from test_package import _generated_run, _output_line, _tree_digest, built, package_copy
+
+from dmbench.cli import main
+from dmbench.errors import PackageError
+from dmbench.package import validate_package
+from dmbench.package.build import build
+
+__all__ = ["built", "package_copy"]  # fixtures shared with test_package
+
+
+def test_a_run_folder_without_run_json_is_kept_and_named(package_copy, upstream_dir):
+    run_dir = _generated_run(package_copy, _output_line("ds2-LabTracker"))
+    (run_dir / "run.json").unlink()
+    before = _tree_digest(package_copy)
+    with pytest.raises(PackageError, match=rf"{run_dir.name}/run.json: cannot read this run"):
+        build(package_copy, upstream_dir)
+    assert _tree_digest(package_copy) == before  # outputs.jsonl included
+
+
+def test_a_corrupt_run_json_stops_the_build_with_one_line(package_copy, upstream_dir):
+    run_dir = _generated_run(package_copy, _output_line("ds2-LabTracker"))
+    (run_dir / "run.json").write_text('{"origin": "generated", ', encoding="utf-8")
+    result = CliRunner().invoke(
+        main, ["build", "--package", str(package_copy), "--sources", str(upstream_dir)]
+    )
+    assert result.exit_code == 1
+    assert "cannot read this run" in result.output and "hint:" in result.output
+    assert "Traceback" not in result.output
+    assert (run_dir / "outputs.jsonl").exists()
+
+
+def test_a_link_in_a_run_folder_is_refused_not_followed(package_copy, upstream_dir):
+    run_dir = _generated_run(package_copy, _output_line("ds2-LabTracker"))
+    (run_dir / "notes.txt").symlink_to("/etc/passwd")
+    with pytest.raises(PackageError, match="notes.txt: a link inside the run store is refused"):
+        build(package_copy, upstream_dir)
+    assert (run_dir / "notes.txt").is_symlink()
+    assert "root:" not in (package_copy / "data" / "files.csv").read_text("utf-8")
+
+
+KILLED_BUILD = """
+import os, signal, sys
+from pathlib import Path
+real_replace = os.replace
+def replace(src, dst):
+    real_replace(src, dst)
+    dst = Path(dst).resolve()
+    into = "package" if dst.parent == Path(sys.argv[1]).resolve() else dst.parent.name
+    if dst.name == sys.argv[3] and into.startswith(sys.argv[4]):
+        os.kill(os.getpid(), signal.SIGKILL)
+os.replace = replace
+from dmbench.package.build import build
+build(Path(sys.argv[1]), Path(sys.argv[2]))
+"""
+
+
+def _killed_build(package: Path, upstream: Path, moved: str, into: str) -> None:
+    """A build SIGKILLed right after ``os.replace`` moved ``moved`` into ``into`` (the package,
+    or the retired folder)."""
+    script = textwrap.dedent(KILLED_BUILD)
+    args = [sys.executable, "-c", script, str(package), str(upstream), moved, into]
+    assert subprocess.run(args, check=False).returncode == -9
+
+
+def test_a_swap_killed_halfway_is_rolled_back_by_the_next_command(package_copy, upstream_dir):
+    run_dir = _generated_run(package_copy, _output_line("ds2-LabTracker"))
+    before = _tree_digest(package_copy)
+    _killed_build(package_copy, upstream_dir, "runs", "package")  # new runs/, old descriptor
+    assert list(package_copy.glob(".dmbench-retired-*"))
+    result = CliRunner().invoke(main, ["score", "--package", str(package_copy), "--runs", "x"])
+    assert not list(package_copy.glob(".dmbench-*-*")), result.output
+    assert _tree_digest(package_copy) == before
+    assert (run_dir / "outputs.jsonl").read_bytes() == _output_line("ds2-LabTracker")
+
+
+def test_a_swap_killed_after_its_commit_point_is_completed(package_copy, upstream_dir):
+    _generated_run(package_copy, _output_line("ds2-LabTracker"))
+    _killed_build(package_copy, upstream_dir, "datapackage.json", "package")
+    assert list(package_copy.glob(".dmbench-retired-*"))
+    result = build(package_copy, upstream_dir)
+    assert result.runs_carried_over == 1
+    assert not list(package_copy.glob(".dmbench-*-*"))
+    assert validate_package(package_copy).valid
+
+
+def test_a_killed_build_leaves_no_staging_folder_behind(package_copy, upstream_dir):
+    _killed_build(package_copy, upstream_dir, "runs", ".dmbench-retired-")  # old runs/ aside
+    assert not (package_copy / "runs").exists()
+    build(package_copy, upstream_dir)
+    assert not list(package_copy.glob(".dmbench-*-*"))
+    assert (package_copy / "runs").is_dir()
+
+
+def test_host_credentials_never_reach_the_package(package_copy, upstream_dir, fake_ollama):
+    """user:password in --host: the run works, and not one file of the package holds the
+    password, hidden files (the reply cache) included, also after a rebuild."""
+    fake_ollama.responder = diagram_reply
+    host = fake_ollama.url.replace("http://", "http://alice:S3cr3tPa55@")
+    result = CliRunner().invoke(
+        main,
+        [
+            "generate", "--candidate", "calamo", "--model", "test-model", "--dataset", "ds2",
+            "--host", host, "--package", str(package_copy), "--quiet",
+        ],  # fmt: skip
+    )
+    assert result.exit_code == 0, result.output
+    build(package_copy, upstream_dir)
+    holding = [p for p in package_copy.rglob("*") if p.is_file() and b"S3cr3t" in p.read_bytes()]
+    assert holding == []
+    (run_json,) = package_copy.glob("runs/calamo__test-model*/run.json")
+    assert fake_ollama.url.encode() in run_json.read_bytes()
+    assert b"alice" not in run_json.read_bytes()
