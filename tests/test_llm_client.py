@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import socket
 import time
 from pathlib import Path
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 from fake_ollama import DIGEST, MODEL, VERSION, FakeOllama, Reply, wire_string
 
+from dmbench.errors import InputError
 from dmbench.llm import (
     CacheMissError,
     ChatError,
@@ -214,6 +216,16 @@ class TestCache:
         assert replay.text == "first"
         assert replay.call["model_digest"] == DIGEST
 
+    @pytest.mark.parametrize("damage", [b'{"key": "x", "respo', b"\xff\xfe", b"[]", b"{}"])
+    def test_a_damaged_entry_is_discarded_and_asked_again(self, fake_ollama, tmp_path, damage):
+        fake_ollama.script.extend([Reply("first"), Reply("second")])
+        make_chat(fake_ollama, tmp_path).chat("s", "u", Options())
+        (entry,) = (tmp_path / "cache" / "replies").rglob("*.json")
+        entry.write_bytes(damage)
+        again = make_chat(fake_ollama, tmp_path).chat("s", "u", Options())
+        assert again.text == "second" and again.call["cached"] is False
+        assert json.loads(entry.read_text("utf-8"))["response"]["message"]["content"] == "second"
+
     def test_key_covers_messages_options_and_sample(self, fake_ollama, tmp_path):
         """Another message, option or sample number is another request."""
         fake_ollama.responder = lambda body: Reply(json.dumps(body["messages"]))
@@ -310,3 +322,43 @@ class TestHosts:
                 chat.chat("s", "u", Options())  # stops the run: not one record's failure
         finally:
             other.stop()
+
+
+@pytest.mark.parametrize(
+    ("options", "flag"),
+    [
+        ({"temperature": float("nan")}, "--temperature nan"),
+        ({"temperature": -5.0}, "--temperature -5.0"),
+        ({"top_p": 1.5}, "--top-p 1.5"),
+        ({"repeat_penalty": float("inf")}, "--repeat-penalty inf"),
+        ({"num_predict": -3}, "--num-predict -3"),
+        ({"top_k": -1}, "--top-k -1"),
+    ],
+)
+def test_generation_options_outside_ollamas_range_are_refused(options, flag):
+    with pytest.raises(InputError, match=f"^{re.escape(flag)} is out of range"):
+        Options(**options)
+
+
+@pytest.mark.parametrize("timeout", [float("nan"), float("inf"), 0.0, -1.0])
+def test_a_timeout_must_be_a_positive_finite_number(timeout):
+    with pytest.raises(InputError, match="--timeout"):
+        OllamaChat(MODEL, hosts=["http://127.0.0.1:9"], timeout=timeout)
+
+
+def test_the_command_line_refuses_nan_before_any_run(tmp_path):
+    """`--temperature nan` once went into run.json as NaN: an invalid, unresumable package."""
+    from click.testing import CliRunner
+
+    from dmbench.cli import main
+
+    result = CliRunner().invoke(
+        main,
+        [
+            "generate", "--candidate", "chen", "--model", "m", "--dataset", "ds2",
+            "--temperature-translate", "nan", "--package", str(tmp_path),
+        ],  # fmt: skip
+    )
+    assert result.exit_code == 1
+    assert "--temperature-translate nan is out of range" in result.output
+    assert list(tmp_path.iterdir()) == []

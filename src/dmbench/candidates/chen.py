@@ -12,7 +12,7 @@ from typing import Any
 
 from dmbench.candidates.base import CandidateOutput, Record, register
 from dmbench.llm.candidate import LLMCandidate, Outcome, extract_plantuml
-from dmbench.llm.client import ChatError
+from dmbench.llm.client import ChatError, check_option
 from dmbench.plantuml import validate
 from dmbench.sources.prompts import load_prompts
 
@@ -40,6 +40,7 @@ class Chen(LLMCandidate):
     ) -> None:
         texts, hashes = load_prompts(prompts, PROMPT_NAMES)
         super().__init__(model, texts, hashes, **settings)
+        check_option("temperature", temperature_translate, "--temperature-translate")
         self.temperature_translate = temperature_translate
 
     def settings(self) -> dict[str, Any]:

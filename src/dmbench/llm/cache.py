@@ -10,6 +10,7 @@ Files are written atomically, so a kill leaves either no entry or a whole one.
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ from dmbench import atomic
 from dmbench.hashing import sha256_bytes, sha256_text
 
 CACHE_DIR = ".dmbench-cache/llm"
+log = logging.getLogger(__name__)
 
 
 def _canonical(data: Any) -> bytes:
@@ -57,10 +59,21 @@ class ResponseCache:
         return self.root / "models" / f"{sha256_text(model)[:16]}.json"
 
     def get(self, key: str) -> dict[str, Any] | None:
+        """The entry, or ``None`` when there is none or it is damaged (not JSON, another key,
+        no response): a damaged entry is discarded, so the call is made again and re-stored,
+        instead of the record failing for good."""
         path = self._reply_path(key)
         if not path.is_file():
             return None
-        return json.loads(path.read_text(encoding="utf-8"))
+        try:
+            entry = json.loads(path.read_text(encoding="utf-8"))
+            if entry.get("key") == key and isinstance(entry.get("response"), dict):
+                return entry
+        except (OSError, UnicodeDecodeError, ValueError, RecursionError, AttributeError):
+            pass
+        log.warning("discarding the damaged reply-cache entry %s", path)
+        path.unlink(missing_ok=True)
+        return None
 
     def put(self, key: str, entry: Mapping[str, Any]) -> None:
         atomic.write_json(self._reply_path(key), {"key": key, **entry})

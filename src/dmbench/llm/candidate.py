@@ -81,6 +81,7 @@ class LLMCandidate(ABC):
     ) -> None:
         if not model:
             raise DmbenchError(f"candidate {self.name!r} needs a model: pass --model NAME")
+        Options(temperature, num_predict, seed, top_p, top_k, repeat_penalty)  # range-checked
         self.model = model
         self.temperature = temperature
         self.num_predict = num_predict

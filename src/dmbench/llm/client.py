@@ -42,6 +42,7 @@ reply reaches stage 2 as ``{"role":"user"}`` (Ollama reads a missing content as 
 from __future__ import annotations
 
 import logging
+import math
 import os
 import sys
 import threading
@@ -90,6 +91,15 @@ _OPTION_TYPES = {
     "repeat_penalty": float,
     "num_ctx": int,
 }
+_OPTION_BOUNDS: dict[str, tuple[float | None, float | None]] = {
+    "temperature": (0.0, None),
+    "num_predict": (-2, None),  # Ollama: -1 no limit, -2 fill the context
+    "seed": (None, None),
+    "top_p": (0.0, 1.0),
+    "top_k": (0, None),
+    "repeat_penalty": (0.0, None),
+}
+"""The values Ollama accepts for each option, both ends included (None: unbounded)."""
 T = TypeVar("T")
 log = logging.getLogger(__name__)
 _REPLY_FIELDS = (
@@ -238,6 +248,20 @@ def _public_host(host: str) -> str:
     return public
 
 
+def check_option(name: str, value: float | None, flag: str | None = None) -> None:
+    """Refuse a generation option Ollama would not take: NaN, infinite or out of its range
+    would be written into run.json, make the package invalid and the run unresumable."""
+    if value is None:
+        return
+    low, high = _OPTION_BOUNDS[name]
+    flag = flag or f"--{name.replace('_', '-')}"
+    below = low is not None and value < low
+    if not math.isfinite(value) or below or (high is not None and value > high):
+        bounds = "a finite number" + (f" from {low:g}" if low is not None else "")
+        bounds += f" to {high:g}" if high is not None else ""
+        raise InputError(f"{flag} {value!r} is out of range", hint=f"give {bounds}")
+
+
 @dataclass(frozen=True, slots=True)
 class Options:
     """Generation options; only those that are set reach the server."""
@@ -249,6 +273,10 @@ class Options:
     top_k: int | None = None
     repeat_penalty: float | None = None
     num_ctx: int | None = None
+
+    def __post_init__(self) -> None:
+        for name in _OPTION_TYPES:
+            check_option(name, getattr(self, name))
 
     def payload(self) -> dict[str, float | int]:
         return {
@@ -335,6 +363,8 @@ class OllamaChat:
     ) -> None:
         if offline and cache is None:
             raise DmbenchError("offline mode needs a reply cache to replay from")
+        if not math.isfinite(timeout) or timeout <= 0:
+            raise InputError(f"--timeout {timeout!r} is out of range", hint="give seconds above 0")
         self.model = model
         self.hosts = resolve_hosts(hosts)
         self.timeout = float(timeout)
