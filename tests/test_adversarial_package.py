@@ -3,6 +3,7 @@ or rolls back a swap a kill interrupted, and no host secret reaches the package.
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import textwrap
@@ -123,3 +124,59 @@ def test_host_credentials_never_reach_the_package(package_copy, upstream_dir, fa
     (run_json,) = package_copy.glob("runs/calamo__test-model*/run.json")
     assert fake_ollama.url.encode() in run_json.read_bytes()
     assert b"alice" not in run_json.read_bytes()
+
+
+def _first_published_run(package: Path) -> Path:
+    return sorted(p for p in (package / "runs").iterdir() if p.name.startswith("calamo"))[0]
+
+
+def test_a_duplicated_score_row_fails_tables_with_file_and_line(package_copy):
+    scores = _first_published_run(package_copy) / "scores.jsonl"
+    first = scores.read_bytes().split(b"\n")[0]
+    scores.write_bytes(scores.read_bytes() + first + b"\n")
+    lines = scores.read_bytes().count(b"\n")
+    for command in (["tables", "--out", str(package_copy / "out")], ["verify"], ["validate"]):
+        result = CliRunner().invoke(main, [*command, "--package", str(package_copy)])
+        assert result.exit_code == 1, (command, result.output)
+        assert f"{scores}, line {lines}: a second score row" in result.output, result.output
+        assert "(the first is line 1)" in result.output
+
+
+def test_a_run_missing_its_run_json_fails_instead_of_shrinking_a_median(package_copy):
+    run_dir = _first_published_run(package_copy)
+    (run_dir / "run.json").unlink()
+    for command in (["tables", "--out", str(package_copy / "out")], ["verify"]):
+        result = CliRunner().invoke(main, [*command, "--package", str(package_copy)])
+        assert result.exit_code == 1, (command, result.output)
+        assert f"{run_dir}: a run folder without run.json" in result.output
+
+
+@pytest.mark.parametrize(
+    ("line", "reason"),
+    [
+        (b"[" * 100_000 + b"]" * 100_000, "nested too deeply"),
+        (b'{"record_id": "\xff"}', "can't decode byte 0xff"),
+        (b"[1, 2]", "not a valid output row"),
+    ],
+)
+def test_a_hostile_output_line_is_one_error_naming_file_and_line(package_copy, line, reason):
+    outputs = _first_published_run(package_copy) / "outputs.jsonl"
+    outputs.write_bytes(outputs.read_bytes() + line + b"\n")
+    lines = outputs.read_bytes().count(b"\n")
+    result = CliRunner().invoke(main, ["score", "--package", str(package_copy)])
+    assert result.exit_code == 1
+    assert f"{outputs}, line {lines}: not a valid output row" in result.output
+    assert reason in result.output and "Traceback" not in result.output
+
+
+def test_json_lines_end_at_newline_only(package_copy):
+    """U+2028 and U+0085 are characters inside a JSON string, not line ends."""
+    from dmbench.runs.store import read_outputs
+
+    outputs = _first_published_run(package_copy) / "outputs.jsonl"
+    rows = outputs.read_text("utf-8").split("\n")
+    row = json.loads(rows[0])
+    row["raw"] = "before\u2028middle\u0085after"
+    rows[0] = json.dumps(row, ensure_ascii=False, sort_keys=True)
+    outputs.write_text("\n".join(rows), "utf-8")
+    assert list(read_outputs(outputs))[0].raw == "before\u2028middle\u0085after"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -34,13 +34,34 @@ def append_line(path: Path, line: str) -> None:
         os.close(fd)
 
 
-def read_rows(path: Path, make: Callable[[Any], T], kind: str) -> Iterator[T]:
-    """``make(object)`` per line; nothing when the file does not exist yet."""
+def read_rows(
+    path: Path, make: Callable[[Any], T], kind: str, key: Callable[[T], Hashable] | None = None
+) -> Iterator[T]:
+    """``make(object)`` per line; nothing when the file does not exist yet.
+
+    Lines end at ``\\n`` only (a row may hold U+2028 or U+0085). With ``key``, a second row of
+    the same key is an error naming both lines: counted twice, it would change a table quietly.
+    """
     if not path.exists():
         return
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            try:
-                yield make(json.loads(line))
-            except (json.JSONDecodeError, TypeError) as exc:
-                raise PackageError(f"{path}, line {number}: not a valid {kind} row ({exc})") from exc
+    seen: dict[Hashable, int] = {}
+    lines = path.read_bytes().split(b"\n")
+    if lines[-1] == b"":
+        lines.pop()
+    for number, raw in enumerate(lines, start=1):
+        try:
+            row = make(json.loads(raw.decode("utf-8")))
+        except (ValueError, TypeError, KeyError, AttributeError, RecursionError) as exc:
+            reason = "nested too deeply" if isinstance(exc, RecursionError) else exc
+            message = f"{path}, line {number}: not a valid {kind} row ({reason})"
+            raise PackageError(message) from None
+        if key is not None:
+            name = key(row)
+            if name in seen:
+                raise PackageError(
+                    f"{path}, line {number}: a second {kind} row for {name!r} "
+                    f"(the first is line {seen[name]})",
+                    hint="remove one of them; a table would count it twice",
+                )
+            seen[name] = number
+        yield row

@@ -33,7 +33,8 @@ class ScoreRow:
 
 
 def read_scores(run_dir: Path) -> list[ScoreRow]:
-    return list(read_rows(Path(run_dir) / SCORES_FILE, lambda data: ScoreRow(**data), "score"))
+    path = Path(run_dir) / SCORES_FILE
+    return list(read_rows(path, lambda data: ScoreRow(**data), "score", key=lambda r: r.key))
 
 
 def write_scores(run_dir: Path, rows: list[ScoreRow]) -> None:

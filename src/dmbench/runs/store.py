@@ -139,7 +139,7 @@ class Run:
 
 
 def read_outputs(path: Path) -> Iterator[OutputRow]:
-    return read_rows(path, OutputRow.from_dict, "output")
+    return read_rows(path, OutputRow.from_dict, "output", key=lambda row: row.record_id)
 
 
 def cut_torn_tail(path: Path) -> None:
@@ -176,7 +176,7 @@ def load_run(path: Path) -> Run:
     run_file = Path(path) / RUN_FILE
     try:
         info = RunInfo.from_dict(json.loads(run_file.read_text(encoding="utf-8")))
-    except (OSError, json.JSONDecodeError, TypeError) as exc:
+    except (OSError, ValueError, TypeError, AttributeError, RecursionError) as exc:
         raise PackageError(f"{run_file}: cannot read run ({exc})") from exc
     return Run(Path(path), info)
 
@@ -185,8 +185,16 @@ def list_runs(package_dir: Path) -> list[Run]:
     root = Path(package_dir) / RUNS_DIR
     if not root.is_dir():
         return []
-    return [
-        load_run(p)
-        for p in sorted(root.iterdir())
-        if (p / RUN_FILE).exists() and not p.name.startswith(JUDGE_RUN_PREFIX)
-    ]
+    runs = []
+    for path in sorted(root.iterdir()):
+        if path.name.startswith(JUDGE_RUN_PREFIX):
+            continue
+        if (path / RUN_FILE).exists():
+            runs.append(load_run(path))
+        elif path.is_dir() and any(path.iterdir()):
+            # A run that silently drops out would leave a median over 2 of 3 runs, unnoticed.
+            raise PackageError(
+                f"{path}: a run folder without {RUN_FILE}",
+                hint="restore it (`dmbench build` restores a published run) or move it away",
+            )
+    return runs
