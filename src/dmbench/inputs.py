@@ -62,8 +62,14 @@ def json_objects(path: Path | str, fields: dict[str, type]) -> Iterator[tuple[in
             continue
         try:
             item = json.loads(line)
+            json.dumps(item, ensure_ascii=False).encode("utf-8")
         except json.JSONDecodeError as exc:
             raise InputError(f"{name}:{number}: not JSON ({exc.msg})") from None
+        except RecursionError:
+            raise InputError(f"{name}:{number}: JSON nested too deeply") from None
+        except UnicodeEncodeError as exc:
+            bad = f"\\u{ord(exc.object[exc.start]):04x}"
+            raise InputError(f"{name}:{number}: a string holds a lone surrogate ({bad})") from None
         if not isinstance(item, dict) or not all(
             field in item and isinstance(item[field], kind) for field, kind in fields.items()
         ):

@@ -14,7 +14,7 @@ import json
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from importlib import resources
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import jsonschema
@@ -85,6 +85,40 @@ class Report:
         lines += [f"  ok    {check}" for check in self.checks]
         lines += [f"  ERROR [{i.type}] {i.location}: {i.message}" for i in self.issues]
         return "\n".join(lines)
+
+
+def _local_descriptor(package_dir: Path, report: Report) -> bool:
+    """Whether the descriptor is a JSON object whose resources are all files inside the package.
+
+    frictionless would fetch a resource path that is a URL, so a hostile descriptor could make
+    validation reach any server; such a package is reported invalid and frictionless not run.
+    """
+    try:
+        descriptor = json.loads((package_dir / DESCRIPTOR).read_bytes().decode("utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+        report.add("descriptor", f"not a readable JSON document ({exc})", DESCRIPTOR)
+        return False
+    resources = descriptor.get("resources") if isinstance(descriptor, dict) else None
+    if not isinstance(resources, list):
+        report.add("descriptor", "not a data package: no list of resources", DESCRIPTOR)
+        return False
+    local = True
+    for index, resource in enumerate(resources):
+        paths = resource.get("path") if isinstance(resource, dict) else None
+        for path in paths if isinstance(paths, list) else [paths]:
+            if not _inside(package_dir, path):
+                where = f"{DESCRIPTOR}, resource {index}"
+                report.add("descriptor", f"path {path!r} is not a file inside the package", where)
+                local = False
+    return local
+
+
+def _inside(package_dir: Path, path: object) -> bool:
+    if not isinstance(path, str) or not path or "://" in path or path.startswith(("/", "\\")):
+        return False
+    parts = PurePosixPath(path).parts
+    inside = (package_dir / path).resolve().is_relative_to(package_dir.resolve())
+    return ".." not in parts and inside
 
 
 def _frictionless(package_dir: Path, report: Report) -> None:
@@ -267,7 +301,8 @@ def validate_package(package_dir: Path) -> Report:
     if not (package_dir / DESCRIPTOR).is_file():
         report.add("missing", "no datapackage.json; run `dmbench build` first", str(package_dir))
         return report
-    _frictionless(package_dir, report)
+    if _local_descriptor(package_dir, report):
+        _frictionless(package_dir, report)
     for check in (_files, _tables, _derived_tables, _run_files):
         try:
             check(package_dir, report)
