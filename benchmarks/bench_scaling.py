@@ -60,13 +60,12 @@ def _seconds(action: Callable[[], object], repeats: int = 3) -> float:
 
 def _class_diagram(n: int, shift: int) -> str:
     words = ["order", "customer", "invoice", "product", "payment", "account", "address"]
+    names = [f"{words[(i + shift) % len(words)].capitalize()}{i}" for i in range(n)]
     lines = ["@startuml"]
-    for i in range(n):
-        name = f"{words[(i + shift) % len(words)].capitalize()}{i}"
+    for i, name in enumerate(names):
         lines += [f"class {name} {{", f"  {words[i % len(words)]}Name : String", "}"]
         if i:
-            lines.append(f'{previous} "1" -- "*" {name} : has')
-        previous = name
+            lines.append(f'{names[i - 1]} "1" -- "*" {name} : has')
     return "\n".join([*lines, "@enduml"]) + "\n"
 
 

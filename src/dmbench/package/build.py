@@ -37,6 +37,7 @@ from dmbench.sources.records import (
     write_records,
 )
 
+
 @dataclass(frozen=True, slots=True)
 class BuildResult:
     package_dir: Path
