@@ -98,6 +98,7 @@ _OPTION_BOUNDS: dict[str, tuple[float | None, float | None]] = {
     "top_p": (0.0, 1.0),
     "top_k": (0, None),
     "repeat_penalty": (0.0, None),
+    "num_ctx": (1, None),
 }
 """The values Ollama accepts for each option, both ends included (None: unbounded)."""
 T = TypeVar("T")
