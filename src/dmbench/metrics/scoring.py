@@ -2,8 +2,8 @@
 
 A metric takes two PlantUML strings. ``metrik-4`` reads them with the ``compat`` reading (what
 the published numbers used), ``metrik-4-standard`` with the ``standard`` reading; the comparison
-is the same. ``metrik-1`` and ``metrik-2`` are two more metrics of the metric study behind the
-paper's choice of metrik-4, each reading PlantUML as upstream does. The benchmark view
+is the same. ``metrik-1``, ``-2``, ``-3`` and ``-5`` are the other metrics of the metric study
+behind the paper's choice of metrik-4, each reading PlantUML as upstream does. The benchmark view
 (:func:`score_benchmark`) is the one rule for turning a generation into three numbers, shared
 by ``score-pairs`` and the scoring of runs.
 """
@@ -13,14 +13,14 @@ from __future__ import annotations
 import multiprocessing
 import multiprocessing.context
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, field, fields
 from functools import partial
-from typing import Protocol
+from typing import Any, Protocol
 
 from dmbench.errors import MetricError, MissingPrerequisiteError, UnknownNameError
-from dmbench.metrics import metrik1, metrik2
+from dmbench.metrics import metrik1, metrik2, metrik3, metrik5
 from dmbench.metrics._wordsim import word_similarity
 from dmbench.metrics.metrik4 import Explanation, compare
 from dmbench.plantuml import parse
@@ -72,13 +72,16 @@ class Metric:
     """A registered metric: an upstream comparison over the reading of PlantUML it used.
 
     ``explain(reference, generated)`` reads both texts and compares them; it raises
-    ``ParseError`` or ``MetricError`` (both ``ValueError``) where upstream raises.
+    ``ParseError`` or ``MetricError`` (both ``ValueError``) where upstream raises. ``settings``
+    are fixed parameters of the metric itself (such as a search budget): part of what a score
+    means.
     """
 
     name: str
     reading: str
     description: str
     explain: Callable[[str, str], Explained]
+    settings: Mapping[str, Any] = field(default_factory=dict)
 
     def compute(self, reference: str, generated: str) -> Scores:
         explanation = self.explain(reference, generated)
@@ -127,6 +130,19 @@ METRICS: dict[str, Metric] = {
             "compat",
             "Graph edit distance with an optimal assignment (Cech 2019).",
             metrik2.explain,
+        ),
+        Metric(
+            "metrik-3",
+            "compat",
+            "Common-subgraph structure and name F1 (Yuan et al. 2020), on a search-step budget.",
+            metrik3.explain,
+            {"search_step_budget": metrik3.SEARCH_STEP_BUDGET},
+        ),
+        Metric(
+            "metrik-5",
+            "compat",
+            "Triandini 2021, the structural half: graph edit distances of class stars and graph.",
+            metrik5.explain,
         ),
     )
 }
