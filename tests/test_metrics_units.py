@@ -219,11 +219,13 @@ class TestRegistry:
             "metrik-4-standard": "standard",
             "metrik-1": "compat",
             "metrik-2": "compat",
+            "metrik-3": "compat",
+            "metrik-5": "compat",
         }
 
     def test_unknown_metric(self):
         """An unknown name is an UnknownNameError (a LookupError) listing the known ones."""
-        known = "metrik-4, metrik-4-standard, metrik-1, metrik-2"
+        known = "metrik-4, metrik-4-standard, metrik-1, metrik-2, metrik-3, metrik-5"
         with pytest.raises(UnknownNameError, match=known):
             get_metric("metrik-9")
 

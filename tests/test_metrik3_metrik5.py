@@ -2,7 +2,7 @@
 
 The expected values are ``../shared/golden/metrics-study.jsonl`` (the unmodified upstream code
 on the 840 distinct pairs, per metric; its README says how it was run). The PlantUML strings are
-found by sha256 as for metrik-4 (``texts`` from ``test_metrics_golden``). The library scores
+found by sha256 in the mirrored upstream files (``sources.published``). The library scores
 every pair once per metric (module fixture); the parity and command-line tests share that run.
 """
 
@@ -15,12 +15,11 @@ from pathlib import Path
 
 import networkx as nx
 import pytest
-from test_metrics_golden import texts  # noqa: F401 - the fixture that resolves sha256 to text
-
 from dmbench.metrics import EMPTY_GENERATED_MODEL, explain, get_metric, score_benchmark_many
 from dmbench.metrics import metrik3, metrik5
 from dmbench.metrics._normalise import normalise
 from dmbench.plantuml import parse
+from dmbench.sources.published import texts_by_sha256
 
 STUDY_METRICS = ("metrik-3", "metrik-5")
 
@@ -39,8 +38,9 @@ def _diagram(*lines: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def golden(golden_dir: Path, texts: dict[str, str]) -> dict[str, list[dict]]:  # noqa: F811
+def golden(golden_dir: Path, upstream_dir: Path) -> dict[str, list[dict]]:
     """The golden lines per metric, each with its reference and generated text."""
+    texts = texts_by_sha256(upstream_dir)
     rows: dict[str, list[dict]] = {metric: [] for metric in STUDY_METRICS}
     with (golden_dir / "metrics-study.jsonl").open(encoding="utf-8") as handle:
         for line in handle:

@@ -32,7 +32,8 @@ from functools import lru_cache
 import numpy as np
 
 from dmbench.errors import MetricError
-from dmbench.plantuml import Diagram, parse
+from dmbench.metrics._contract import require_valid
+from dmbench.plantuml import Diagram, parse_compat
 
 SEARCH_STEP_BUDGET = 1_000_000
 """Search steps per pair before ``budget_exceeded``; the 840 golden pairs need at most 57,732."""
@@ -147,28 +148,12 @@ def class_graph(diagram: Diagram) -> ClassGraph:
 def explain(reference: str, generated: str) -> Explanation:
     """Metrik-3 of two PlantUML texts, read with the compat reading (reference first)."""
     reference_model, generated_model = _read(reference), _read(generated)
-    _require_unique_names(reference_model, "instructor", "reference")
-    _require_unique_names(generated_model, "student", "generated")
+    require_valid(reference_model, generated_model)
     return compare(reference_model, generated_model)
 
 
-@lru_cache(maxsize=256)
-def _read(text: str) -> Diagram:
-    """A reference recurs in every pair of its record; a diagram is a value, so it is shared."""
-    return parse(text, "compat")
-
-
-def _require_unique_names(diagram: Diagram, role: str, side: str) -> None:
-    """Upstream's precondition ``isValidModel``: no class or enum name declared twice."""
-    classes = [c.name for c in diagram.classes]
-    enums = [e.name for e in diagram.enums] + [
-        e.name for c in diagram.classes for e in c.nested_enums
-    ]
-    if len(classes) != len(set(classes)) or len(enums) != len(set(enums)):
-        raise MetricError(
-            f"isValidModel({role}_model) was False "
-            f"(a class or enum name is declared twice in the {side} diagram)"
-        )
+#: A reference recurs in every pair of its record; a diagram is a value, so a read can be shared.
+_read = lru_cache(maxsize=256)(parse_compat)
 
 
 def compare(

@@ -40,7 +40,7 @@ from scipy.optimize import linear_sum_assignment
 from dmbench.errors import MetricError
 from dmbench.metrics._normalise import Normalised, normalise
 from dmbench.metrics.metrik4 import greedy_matching
-from dmbench.plantuml import Diagram, parse
+from dmbench.plantuml import Diagram, parse_compat
 
 EXACT_GED_MAX_SIZE = 15
 """Upstream's threshold: larger graphs get networkx's first (approximate) edit path."""
@@ -99,10 +99,8 @@ def explain(reference: str, generated: str) -> Explanation:
     return compare(reference_model, generated_model)
 
 
-@lru_cache(maxsize=256)
-def _read(text: str) -> Diagram:
-    """A reference recurs in every pair of its record; a diagram is a value, so it is shared."""
-    return parse(text, "compat")
+#: A reference recurs in every pair of its record; a diagram is a value, so a read can be shared.
+_read = lru_cache(maxsize=256)(parse_compat)
 
 
 def compare(reference: Diagram, generated: Diagram) -> Explanation:
