@@ -32,8 +32,8 @@ metric_option = click.option(
     default=DEFAULT_METRIC,
     show_default=True,
     help="metrik-4 reads PlantUML as the published scores did (compat reading); "
-    "metrik-4-standard as PlantUML means it (standard reading); metrik-1 and metrik-2 are "
-    "two more metrics of the metric study, read as upstream read them.",
+    "metrik-4-standard as PlantUML means it (standard reading); metrik-1, -2, -3 and -5 "
+    "are the metric study's other metrics, read as upstream read them.",
 )
 
 
