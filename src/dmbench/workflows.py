@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from dmbench.candidates import Candidate, Record
@@ -19,6 +19,7 @@ from dmbench.errors import PackageError
 from dmbench.judge import Criteria, Judge, JudgeOptions
 from dmbench.judge.runs import JudgeRun, open_judge_run, run_judgements, targets
 from dmbench.judge.runs import Progress as JudgeProgress
+from dmbench.judge.study import study_pairs, study_row_maker, study_source
 from dmbench.metrics import DEFAULT_METRIC
 from dmbench.package import load_records, refresh, require_package
 from dmbench.package.descriptor import DESCRIPTOR
@@ -139,5 +140,39 @@ def judge_stored_runs(
             package_dir, judges, criteria, options, [r.info.run_id for r in runs], control
         )
         run_judgements(run, judges, wanted, workers, on_row, retry_failed, on_start)
+        refresh(package_dir)
+    return run
+
+
+def judge_study(
+    package_dir: Path,
+    judges: Sequence[Judge],
+    criteria: Criteria,
+    options: JudgeOptions,
+    sources_dir: Path,
+    control: str | None = None,
+    workers: int = 1,
+    on_start: Callable[[JudgeRun, int], None] | None = None,
+    on_row: JudgeProgress | None = None,
+    retry_failed: bool = False,
+) -> JudgeRun:
+    """Judge the metric study's 39 human-rated pairs into a study run (resumed where stored),
+    then refresh, so that ``dmbench agreement`` finds it.
+
+    ``control="identity"`` shows each pair's reference against itself instead."""
+    require_package(package_dir)
+    pairs = study_pairs(sources_dir, load_records(package_dir))
+    wanted = [p.target for p in pairs]
+    if control is not None:
+        wanted = [replace(t, instance=replace(t.instance, generated=t.instance.reference))
+                  for t in wanted]  # fmt: skip
+    for judge in judges:
+        judge.chat.server_info()
+    with package_lock(package_dir):
+        run = open_judge_run(
+            package_dir, judges, criteria, options, [], control, study_source()
+        )
+        run_judgements(run, judges, wanted, workers, on_row, retry_failed, on_start,
+                       study_row_maker(pairs))  # fmt: skip
         refresh(package_dir)
     return run

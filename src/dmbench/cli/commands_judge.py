@@ -19,7 +19,6 @@ from dmbench.judge import (
     Instance,
     Judge,
     JudgeOptions,
-    judge_in_order,
     judge_pairs,
     leaderboard_rows,
     load_criteria,
@@ -28,12 +27,10 @@ from dmbench.judge import (
 )
 from dmbench.judge.judging import DEFAULT_NUM_CTX, DEFAULT_NUM_PREDICT
 from dmbench.judge.runs import CONTROLS, JudgeRun, select_judged_runs
-from dmbench.judge.study import study_agreement, study_line, study_pairs
 from dmbench.llm import CACHE_DIR, DEFAULT_TIMEOUT, OllamaChat, ResponseCache
 from dmbench.runs.store import Run
-from dmbench.sources.records import records_from_sources
 from dmbench.tables.leaderboard import write_leaderboard
-from dmbench.workflows import judge_stored_runs
+from dmbench.workflows import judge_stored_runs, judge_study
 
 
 def _split(values: tuple[str, ...]) -> list[str]:
@@ -61,8 +58,8 @@ def _split(values: tuple[str, ...]) -> list[str]:
 @click.option(
     "--study",
     is_flag=True,
-    help="Judge the metric study's 39 human-rated pairs; prints one line per pair and, on "
-    "stderr, the judge's agreement with the human F1 ratings.",
+    help="Judge the metric study's 39 human-rated pairs into a study run in the package; "
+    "`dmbench agreement` then has the judge's rows beside metrik-4.",
 )
 @sources_option
 @click.option(
@@ -157,7 +154,8 @@ def judge(
     if pairs_file is not None:
         if quiet or retry_failed:
             raise click.UsageError(
-                "--quiet and --retry-failed are for stored judge runs (--runs, --canonical)"
+                "--quiet and --retry-failed are for stored judge runs (--runs, --canonical, "
+                "--study)"
             )
         instances = read_pairs(pairs_file, source=pairs_file.name)
         if control == "identity":
@@ -166,10 +164,7 @@ def judge(
         for line in judge_pairs(judges, instances, workers):
             click.echo(json.dumps(line, ensure_ascii=False))
         return
-    if study:
-        _judge_study(judges, sources_dir or paths.default_sources_dir(package), control, workers)
-        return
-    runs = select_judged_runs(package, _split(run_ids), canonical)
+    runs = [] if study else select_judged_runs(package, _split(run_ids), canonical)
     _warn_self_preference(models, runs)
     bar = None if quiet or not sys.stderr.isatty() else ProgressBar()
 
@@ -180,10 +175,17 @@ def judge(
 
     on_row = None if bar is None else (lambda row: bar(SimpleNamespace(failed=row["failed"])))
     try:
-        run = judge_stored_runs(
-            package, judges, criteria, options, runs, control, workers, on_start, on_row,
-            retry_failed,
-        )
+        if study:
+            sources = sources_dir or paths.default_sources_dir(package)
+            run = judge_study(
+                package, judges, criteria, options, sources, control, workers, on_start,
+                on_row, retry_failed,
+            )
+        else:
+            run = judge_stored_runs(
+                package, judges, criteria, options, runs, control, workers, on_start, on_row,
+                retry_failed,
+            )
     finally:
         if bar is not None:
             bar.close()
@@ -192,39 +194,14 @@ def judge(
         f"{run.run_id}: {totals['n_instances']} instances, {totals['n_failed']} failed, "
         f"{totals['n_empty_generated']} empty ({run.path}) ({elapsed(started)})"
     )
+    if study:
+        click.echo("its rows against the experts' F1: `dmbench agreement` (judge:<model>)")
 
 
 def _check_judges(judges: list[Judge]) -> None:
     """Every judge answers (or, offline, the cache knows it) before any instance is sent."""
     for one in judges:
         one.chat.server_info()
-
-
-def _judge_study(
-    judges: list[Judge], sources: Path, control: str | None, workers: int
-) -> None:
-    pairs = study_pairs(sources, records_from_sources(sources))
-    instances = [p.instance for p in pairs]
-    if control == "identity":
-        instances = [_identity(i) for i in instances]
-    _check_judges(judges)
-    lines = []
-    for pair, judged in zip(pairs, judge_in_order(judges, instances, workers), strict=True):
-        lines.append(study_line(pair, judged))
-        click.echo(json.dumps(lines[-1], ensure_ascii=False))
-    for row in study_agreement(lines, "+".join(j.model for j in judges)):
-        interval = (
-            f" [{row['r_ci_low']:.3f}, {row['r_ci_high']:.3f}]" if row["r_ci_low"] is not None
-            else ""
-        )
-        r = "–" if row["pearson_r"] is None else f"{row['pearson_r']:.3f}"
-        mad = "–" if row["mad"] is None else f"{row['mad']:.3f}"
-        click.echo(
-            f"{row['metric']}  {row['element']:<11} {row['judge_value']} vs "
-            f"{row['human_value']}: n={row['n']} failed={row['failed']} r={r}{interval} "
-            f"mad={mad}",
-            err=True,
-        )
 
 
 def _identity(instance: Instance) -> Instance:

@@ -9,8 +9,9 @@ from pathlib import Path
 import click
 
 from dmbench import atomic, paths
-from dmbench.cli._options import elapsed, sources_option
+from dmbench.cli._options import elapsed, package_option, sources_option
 from dmbench.metrics import METRICS
+from dmbench.package import require_package
 from dmbench.tables.agreement import agreement_csv, agreement_markdown, agreement_table
 
 
@@ -38,13 +39,23 @@ from dmbench.tables.agreement import agreement_csv, agreement_markdown, agreemen
     help="Write to this file instead of standard output.",
 )
 @sources_option
+@package_option
 def agreement(
-    fmt: str, metrics: tuple[str, ...], out: Path | None, sources_dir: Path | None
+    fmt: str,
+    metrics: tuple[str, ...],
+    out: Path | None,
+    sources_dir: Path | None,
+    package_dir: Path | None,
 ) -> None:
-    """Recompute the study's consistency table (39 human-rated pairs) and check section 3.3."""
+    """Recompute the study's consistency table (39 human-rated pairs) and check section 3.3.
+
+    Judge rows (judge:<model>) come from the package's `dmbench judge --study` runs."""
     started = time.perf_counter()
+    if package_dir is not None:
+        require_package(package_dir)
+    package = paths.package_dir(package_dir)
     sources = sources_dir if sources_dir is not None else paths.default_sources_dir()
-    table = agreement_table(sources, metrics or None)
+    table = agreement_table(sources, metrics or None, package)
     if fmt == "json":
         text = json.dumps(table.to_json(), indent=2, ensure_ascii=False) + "\n"
     elif fmt == "csv":

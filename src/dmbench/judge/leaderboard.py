@@ -142,6 +142,11 @@ def leaderboard_rows(package_dir: Path, judge_run_id: str | None = None) -> list
     runs = [find_judge_run(package_dir, judge_run_id)] if judge_run_id else list_judge_runs(
         package_dir
     )
+    if any(run.is_study for run in runs):
+        raise PackageError(
+            f"{judge_run_id} judged the metric study's pairs, not outputs of the benchmark",
+            hint="its rows are in `dmbench agreement`",
+        )
     series = _series(package_dir)
     out: list[dict[str, Any]] = []
     for run in runs:

@@ -120,9 +120,11 @@ def select_judged_runs(package_dir: Path, run_ids: Sequence[str], canonical: boo
 
 def judge_settings(
     judges: Sequence[Judge], criteria: Criteria, options: JudgeOptions,
-    judged_runs: Sequence[str], control: str | None,
+    judged_runs: Sequence[str], control: str | None, study: dict[str, str] | None = None,
 ) -> dict[str, Any]:
-    return {
+    """What decides the replies; ``study`` (the metric study's pinned pairs file) only for a
+    study run, so that other runs keep their ids."""
+    settings = {
         "judges": [judge.model for judge in judges],
         "options": options.to_dict(),
         "criteria_id": criteria.id,
@@ -133,6 +135,7 @@ def judge_settings(
         "judged_runs": sorted(judged_runs),
         "control": control,
     }
+    return settings if study is None else settings | {"study": dict(study)}
 
 
 def judge_run_id(settings: dict[str, Any]) -> str:
@@ -150,6 +153,11 @@ class JudgeRun:
     @property
     def run_id(self) -> str:
         return self.info["run_id"]
+
+    @property
+    def is_study(self) -> bool:
+        """A run over the metric study's human-rated pairs (``judge --study``), not over outputs."""
+        return "study" in self.info["settings"]
 
     @property
     def judgements_path(self) -> Path:
@@ -202,11 +210,13 @@ def load_judge_run(path: Path) -> JudgeRun:
     return JudgeRun(Path(path), info)
 
 
-def list_judge_runs(package_dir: Path) -> list[JudgeRun]:
+def list_judge_runs(package_dir: Path, study: bool = False) -> list[JudgeRun]:
+    """The judge runs over stored outputs, or with ``study`` those over the study's pairs."""
     root = Path(package_dir) / RUNS_DIR
     if not root.is_dir():
         return []
-    return [load_judge_run(p) for p in sorted(root.iterdir()) if is_judge_run(p)]
+    runs = (load_judge_run(p) for p in sorted(root.iterdir()) if is_judge_run(p))
+    return [run for run in runs if run.is_study == study]
 
 
 def find_judge_run(package_dir: Path, run_id: str) -> JudgeRun:
@@ -238,10 +248,10 @@ def _describe_judges(judges: Sequence[Judge]) -> list[dict[str, Any]]:
 
 def open_judge_run(
     package_dir: Path, judges: Sequence[Judge], criteria: Criteria, options: JudgeOptions,
-    judged_runs: Sequence[str], control: str | None,
+    judged_runs: Sequence[str], control: str | None, study: dict[str, str] | None = None,
 ) -> JudgeRun:
     """Create the run, or reopen it to resume; a changed model digest refuses the resume."""
-    settings = judge_settings(judges, criteria, options, judged_runs, control)
+    settings = judge_settings(judges, criteria, options, judged_runs, control, study)
     run_id = judge_run_id(settings)
     path = Path(package_dir) / RUNS_DIR / run_id
     described = _describe_judges(judges)
@@ -293,6 +303,7 @@ def judged_row(target: Target, judged: Judged) -> dict[str, Any]:
 
 
 Progress = Callable[[dict[str, Any]], None]
+RowOf = Callable[[Target, Judged], dict[str, Any]]
 
 
 def run_judgements(
@@ -303,8 +314,10 @@ def run_judgements(
     on_row: Progress | None = None,
     retry_failed: bool = False,
     on_start: Callable[[JudgeRun, int], None] | None = None,
+    row_of: RowOf = judged_row,
 ) -> JudgeRun:
-    """Judge what has no row yet, storing each instance as soon as it is done.
+    """Judge what has no row yet, storing each instance as soon as it is done (as ``row_of``
+    makes its line).
 
     A failed instance stays failed when the run resumes (it is part of the record), unless
     ``retry_failed``: then it is asked again (its replies were never cached)."""
@@ -327,7 +340,7 @@ def run_judgements(
         run.info["finished_utc"] = None
         run.save_info()
     for index, judged in judge_all(judges, [t.instance for t in todo], workers):
-        row = judged_row(todo[index], judged)
+        row = row_of(todo[index], judged)
         run.append(row)
         if on_row is not None:
             on_row(row)

@@ -19,6 +19,7 @@ from dmbench.hashing import file_sha256
 from dmbench.package.metadata import package_header
 from dmbench.package.tables import (
     JUDGE_CONTROLS_PATH,
+    JUDGE_STUDY_PATH,
     JUDGEMENTS_PATH,
     OUTPUTS_PATH,
     RUNS_PATH,
@@ -80,6 +81,13 @@ RESOURCES = (
         JUDGE_CONTROLS_PATH,
         "Judge controls",
         "Judge-model scores of each reference against itself (dmbench judge --control).",
+    ),
+    ResourceSpec(
+        "judge_study",
+        JUDGE_STUDY_PATH,
+        "Judge on the metric study",
+        "Judge-model scores of the metric study's 39 human-rated pairs (dmbench judge --study), "
+        "per pair, beside the experts' F1s.",
     ),
     ResourceSpec(
         "files",

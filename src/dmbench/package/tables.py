@@ -22,6 +22,7 @@ OUTPUTS_PATH = "data/outputs.csv"
 SCORES_PATH = "data/scores.csv"
 JUDGEMENTS_PATH = "data/judgements.csv"
 JUDGE_CONTROLS_PATH = "data/judge_controls.csv"
+JUDGE_STUDY_PATH = "data/judge_study.csv"
 
 RUN_FIELDS = (
     "run_id", "candidate", "model", "dataset", "run_index", "origin", "canonical", "uses_llm",
@@ -38,6 +39,11 @@ JUDGEMENT_FIELDS = (
     "judge_run_id", "instance", "judgement", "run_id", "record_id", "type", "judge",
     "reference_shown_as", "failed", "error", "attempts", "s_generated", "s_reference", "s_final",
     "instance_failed", "instance_s_final", "dimensions", "criteria",
+)
+JUDGE_STUDY_FIELDS = (
+    "judge_run_id", "pair_id", "record_id", "model", "setting", "judges", "failed", "error",
+    "s_final", "ca_ratio", "la_ratio", "human_class_f1", "human_attribute_f1",
+    "human_association_f1", "dimensions",
 )
 SCORE_FIELDS = (
     "run_id", "record_id", "metric", "origin", "class_score", "attribute_score",
@@ -137,6 +143,33 @@ def judgement_rows(package_dir: Path, controls: bool = False) -> list[dict[str, 
     return rows
 
 
+def judge_study_rows(package_dir: Path) -> list[dict[str, Any]]:
+    """One row per pair of every study run (``judge --study``): what ``dmbench agreement``
+    compares (S_final, the CA and LA ratios) beside the experts' F1s."""
+    rows = []
+    for run in list_judge_runs(Path(package_dir), study=True):
+        for stored in sorted(run.rows(), key=lambda r: r["instance"]):
+            ratios = stored["criteria"] or {}
+            rows.append(
+                {
+                    "judge_run_id": run.run_id,
+                    "pair_id": stored["instance"],
+                    "record_id": stored["record_id"],
+                    "model": stored["model"],
+                    "setting": stored["setting"],
+                    "judges": "+".join(run.info["settings"]["judges"]),
+                    "failed": stored["failed"],
+                    "error": stored["error"],
+                    "s_final": stored["s_final"],
+                    "ca_ratio": ratios.get("CA"),
+                    "la_ratio": ratios.get("LA"),
+                    **{f"human_{e}_f1": v for e, v in stored["human_f1"].items()},
+                    "dimensions": _json(stored["dimensions"]),
+                }
+            )
+    return rows
+
+
 def run_table_rows(
     package_dir: Path, record_order: Mapping[str, int]
 ) -> dict[str, list[dict[str, Any]]]:
@@ -171,6 +204,7 @@ def run_table_rows(
         SCORES_PATH: scores,
         JUDGEMENTS_PATH: judgement_rows(package_dir),
         JUDGE_CONTROLS_PATH: judgement_rows(package_dir, controls=True),
+        JUDGE_STUDY_PATH: judge_study_rows(package_dir),
     }
 
 
@@ -180,6 +214,7 @@ TABLE_FIELDS = {
     SCORES_PATH: SCORE_FIELDS,
     JUDGEMENTS_PATH: JUDGEMENT_FIELDS,
     JUDGE_CONTROLS_PATH: JUDGEMENT_FIELDS,
+    JUDGE_STUDY_PATH: JUDGE_STUDY_FIELDS,
 }
 
 

@@ -187,6 +187,7 @@ def _tables(package_dir: Path, report: Report) -> None:
         "scores": ("run_id", "record_id", "metric", "origin"),
         "judgements": ("judge_run_id", "instance", "judgement"),
         "judge_controls": ("judge_run_id", "instance", "judgement"),
+        "judge_study": ("judge_run_id", "pair_id"),
         "files": ("path",),
     }
     for name, key in keys.items():
@@ -234,6 +235,7 @@ def _tables(package_dir: Path, report: Report) -> None:
     foreign("judgements", ("run_id", "record_id"), "outputs", ("run_id", "record_id"))
     foreign("judgements", ("record_id",), "records", ("record_id",))
     foreign("judge_controls", ("record_id",), "records", ("record_id",))
+    foreign("judge_study", ("record_id",), "records", ("record_id",))
     report.checks.append("unique keys, record counts, content hashes, foreign keys")
 
     for line, row in tables["records"]:

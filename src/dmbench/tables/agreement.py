@@ -3,8 +3,9 @@
 The paper chose metrik-4 from a table of five metrics against the experts' F1 on the study's 39
 pairs. Rows come from two sources: ``published`` (the study's per-pair results of its five
 metrics) and ``dmbench`` (dmbench's own scores of the same pairs, for every registered metric).
-:func:`agreement_rows` takes per-pair values of any "metric", so other raters (an LLM judge)
-get rows the same way. A metric that cannot score a pair (the standard reading rejects the HBMS
+:func:`agreement_rows` takes per-pair values of any "metric", so the judge's study runs
+stored in the package (``dmbench judge --study``) get rows the same way, named
+``judge:<model>``. A metric that cannot score a pair (the standard reading rejects the HBMS
 reference) leaves that pair out of its rows; the table lists every such pair with the reason.
 """
 
@@ -18,6 +19,8 @@ from pathlib import Path
 import numpy as np
 
 from dmbench.csvio import csv_text
+from dmbench.judge.runs import JudgeRun, list_judge_runs
+from dmbench.judge.study import judged_values
 from dmbench.metrics import METRICS, PUBLISHED_METRIC, score_benchmark, score_benchmark_many
 from dmbench.sources.study import StudyPair, published_study_scores, study_pairs
 from dmbench.tables.render import markdown_table
@@ -65,10 +68,15 @@ def agreement_rows(
     pairs: Sequence[StudyPair],
     seed: int = SEED,
     resamples: int = RESAMPLES,
+    overall: Mapping[str, float] | None = None,
 ) -> list[AgreementRow]:
     """One row per element and the overall row, for per-pair ``values`` (pair id -> element ->
     score). Pairs without values are left out (no rows when none is left); r's interval
-    resamples the reference models."""
+    resamples the reference models.
+
+    A rater with its own overall score per pair (a judge's S_final) gives it as ``overall``:
+    the overall row then compares it with the pair's mean human F1, with every statistic of an
+    element row, instead of pooling the elements."""
     scored = [p for p in pairs if p.pair_id in values]
     if not scored:
         return []
@@ -84,7 +92,12 @@ def agreement_rows(
         )
         for i, element in enumerate(ELEMENTS)
     ]
-    rows.append(AgreementRow(metric, OVERALL, source, overall_agreement(metric_values, human)))
+    if overall is None:
+        stats = overall_agreement(metric_values, human)
+    else:
+        own = [overall[p.pair_id] for p in scored]
+        stats = element_agreement(own, human.mean(axis=1), clusters, seed, resamples)
+    rows.append(AgreementRow(metric, OVERALL, source, stats))
     return rows
 
 
@@ -337,14 +350,49 @@ def study_claims(
     return check_study_claims([r for r in rows if r.source == "published"], deltas)
 
 
-def agreement_table(sources: Path, metrics: Sequence[str] | None = None) -> AgreementTable:
-    """Published rows of the study's five metrics, dmbench rows of every registered metric."""
+def judge_metric_names(runs: Sequence[JudgeRun]) -> dict[str, str]:
+    """``judge:<model>`` (``+`` joins a panel) per study run; the run id's hash is added where
+    two runs have the same judges (another seed, other options)."""
+    names = {run.run_id: "judge:" + "+".join(run.info["settings"]["judges"]) for run in runs}
+    repeated = {n for n in names.values() if list(names.values()).count(n) > 1}
+    return {
+        run_id: f"{name}@{run_id.rsplit('__', 1)[-1]}" if name in repeated else name
+        for run_id, name in names.items()
+    }
+
+
+def judge_study_rows(
+    package_dir: Path, pairs: Sequence[StudyPair]
+) -> tuple[list[AgreementRow], dict[str, dict[str, str]]]:
+    """Rows of every stored study run (``dmbench judge --study``) except identity controls:
+    the CA ratio against the class and attribute F1, the LA ratio against the association F1,
+    S_final against the mean F1; and the pairs each run leaves out, with the reason."""
+    runs = [r for r in list_judge_runs(package_dir, study=True)
+            if r.info["settings"]["control"] is None]  # fmt: skip
+    names = judge_metric_names(runs)
+    rows, excluded = [], {}
+    for run in runs:
+        name = names[run.run_id]
+        overall, values, excluded[name] = judged_values(run.rows())
+        rows += agreement_rows(name, "dmbench", values, pairs, overall=overall)
+    return rows, excluded
+
+
+def agreement_table(
+    sources: Path, metrics: Sequence[str] | None = None, package_dir: Path | None = None
+) -> AgreementTable:
+    """Published rows of the study's five metrics, dmbench rows of every registered metric
+    and of every judge study run stored in ``package_dir``."""
     pairs = study_pairs(sources)
     rows, published = published_rows(sources, pairs)
     excluded = {}
     for name in METRICS if metrics is None else metrics:
         values, excluded[name] = dmbench_study_scores(pairs, name)
         rows += agreement_rows(name, "dmbench", values, pairs)
+    if package_dir is not None:
+        judge_rows, judge_excluded = judge_study_rows(package_dir, pairs)
+        rows += judge_rows
+        excluded |= judge_excluded
     excluded = {m: pairs_out for m, pairs_out in excluded.items() if pairs_out}
     return AgreementTable(rows, study_claims(rows, published, pairs), excluded, len(pairs))
 
@@ -421,7 +469,10 @@ def agreement_markdown(table: AgreementTable) -> str:
         f"is a percentile cluster bootstrap over the 8 reference models ({table.resamples:,} "
         f"resamples, seed {table.seed}; "
         + ", ".join(f"{k} {v}" for k, v in table.versions.items())
-        + "). `published`: the study's per-pair results; `dmbench`: dmbench's own scores.",
+        + "). `published`: the study's per-pair results; `dmbench`: dmbench's own scores. "
+        "`judge:<model>` rows (stored `dmbench judge --study` runs) compare the CA ratio with "
+        "the class and attribute F1, the LA ratio with the association F1, and S_final with "
+        "each pair's mean F1 (overall, with every statistic of an element row).",
         "",
         *markdown_table(header, body, "llllrrrrrrrrr"),
         "",
