@@ -98,7 +98,7 @@ class TestBuild:
         names = [r["name"] for r in descriptor["resources"]]
         assert names == [
             "records", "prompts", "runs", "outputs", "scores", "judgements", "judge_controls",
-            "files",
+            "judge_study", "files",
         ]  # fmt: skip
         for resource in descriptor["resources"]:
             data = (built / resource["path"]).read_bytes()
