@@ -13,7 +13,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from dmbench.metrics import STANDARD_METRIC
+from dmbench.metrics import METRICS, PUBLISHED_METRIC
 from dmbench.package import build
 from dmbench.runs.verify import VerifyReport, verify
 from dmbench.workflows import score_runs
@@ -32,14 +32,15 @@ def built_package() -> Path:
 
 @functools.cache
 def standard_scored_package() -> Path:
-    """A copy of the built package with the ``metrik-4-standard`` and ``metrik-2`` scores the
-    main job adds (the errata compare the first with the published ones and count the second's
-    crashes)."""
+    """A copy of the built package with the recomputed scores of every metric but the published
+    one, as the main job adds them (the errata compare metrik-4-standard with the published
+    values, count metrik-2's crashes and rank the candidates under every study metric)."""
     target = Path(tempfile.mkdtemp(prefix="dmbench-results-standard-"))
     atexit.register(shutil.rmtree, target, True)
     package = copy_package(target / "package")
-    score_runs(package, STANDARD_METRIC)
-    score_runs(package, "metrik-2")
+    for metric in METRICS:
+        if metric != PUBLISHED_METRIC:
+            score_runs(package, metric)
     return package
 
 

@@ -46,6 +46,7 @@ from dmbench.tables.facts import (
     ScoringFacts,
     scoring_facts,
 )
+from dmbench.tables.rankings import ranking_columns, study_metrics
 from dmbench.tables.render import cell_label, markdown_table
 from dmbench.tables.results import ELEMENTS, PAPER_TABLES, ResultRow, results_tables
 from dmbench.tables.statistics import RESAMPLES, SEED, round_half_up
@@ -510,6 +511,57 @@ def _metrik2_crash_section(package_dir: Path) -> list[str]:
     return lines + markdown_table(header, rows, "lrrl") + [""]
 
 
+def _ranking_section(package_dir: Path) -> list[str]:
+    """The paper's ranking of the candidates against each study metric's, column by column."""
+    columns, missing = ranking_columns(package_dir)
+    others = [m for m in study_metrics() if m != PUBLISHED_METRIC and m not in missing]
+    lines = [
+        "## 5. The candidates' ranking under the metric study's five metrics",
+        "",
+        "Tables 2-3 rank the canonical candidates (with their LLM) by metrik-4. The same columns",
+        "under the other metrics of the metric study (dmbench's recomputed scores; medians over",
+        "the three runs of the per-run mean, as in the tables): Kendall's tau-b between the",
+        "paper's ranking and the metric's, and whether the series the paper ranks first is first",
+        "there too (`holds`) or which one is. This compares rankings only; section 4 tests",
+        "whether a best cell beats the second under metrik-4.",
+        "",
+    ]
+    if missing:
+        lines += [
+            f"Not measured in this package: {', '.join(f'`{m}`' for m in missing)} (run "
+            "`dmbench score --metric NAME`).",
+            "",
+        ]
+    if not others or not columns:
+        return lines
+    taus = sorted(c.tau(m) for c in columns for m in others)
+    holding = [c for c in columns if all(c.paper_best_holds(m) for m in others)]
+    lines += [
+        f"**The paper's best cell holds under every metric in {len(holding)} of {len(columns)} "
+        f"columns; Kendall's tau against the paper's ranking ranges from {taus[0]:+.2f} to "
+        f"{taus[-1]:+.2f} (median {_median(taus):+.2f}) over {len(others)} metrics "
+        f"({', '.join(others)}).**",
+        "",
+    ]
+    rows = []
+    for column in columns:
+        row = [TABLE_OF[column.dataset], column.element, ", ".join(column.best(PUBLISHED_METRIC))]
+        for metric in others:
+            best = "holds" if column.paper_best_holds(metric) else ", ".join(column.best(metric))
+            row.append(f"{column.tau(metric):+.2f}; {best}")
+        rows.append(row)
+    header = ["Table", "Score", "Best under metrik-4", *(f"{m}: tau; best" for m in others)]
+    return lines + markdown_table(header, rows, "lll" + "l" * len(others)) + [""]
+
+
+TABLE_OF = {"ds1": "2 (DS-1)", "ds2": "3 (DS-2)"}
+
+
+def _median(values: list[float]) -> float:
+    middle = len(values) // 2
+    return values[middle] if len(values) % 2 else (values[middle - 1] + values[middle]) / 2
+
+
 def _cuts_section(facts: ScoringFacts) -> list[str]:
     chen = [g for g in facts.groups if g.candidate == "chen"]
     calamo = [g for g in facts.groups if g.candidate == "calamo"]
@@ -689,6 +741,7 @@ def errata_markdown(package_dir: Path, sources_dir: Path | None = None) -> str:
         *_metrik2_crash_section(package_dir),
         *_study_section(sources_dir),
         *_best_claims_section(canonical),
+        *_ranking_section(package_dir),
     ]
     return "\n".join(lines).rstrip() + "\n"
 
