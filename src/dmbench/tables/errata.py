@@ -536,8 +536,10 @@ def _ranking_section(package_dir: Path) -> list[str]:
         return lines
     taus = sorted(c.tau(m) for c in columns for m in others)
     holding = [c for c in columns if all(c.paper_best_holds(m) for m in others)]
+    verdict = "survives" if len(holding) == len(columns) else "does not survive"
     lines += [
-        f"**The paper's best cell holds under every metric in {len(holding)} of {len(columns)} "
+        f"**The paper's ranking {verdict} the choice of metric: its best cell holds under every "
+        f"metric in {len(holding)} of {len(columns)} "
         f"columns; Kendall's tau against the paper's ranking ranges from {taus[0]:+.2f} to "
         f"{taus[-1]:+.2f} (median {_median(taus):+.2f}) over {len(others)} metrics "
         f"({', '.join(others)}).**",
