@@ -516,7 +516,7 @@ def _ranking_section(package_dir: Path) -> list[str]:
     columns, missing = ranking_columns(package_dir)
     others = [m for m in study_metrics() if m != PUBLISHED_METRIC and m not in missing]
     lines = [
-        "## 5. The candidates' ranking under the metric study's five metrics",
+        "## 5. The candidates' ranking under each of the metric study's metrics",
         "",
         "Tables 2-3 rank the canonical candidates (with their LLM) by metrik-4. The same columns",
         "under the other metrics of the metric study (dmbench's recomputed scores; medians over",
