@@ -83,6 +83,26 @@ def test_every_statistic_equals_the_study(cli_json) -> None:
     }
 
 
+def test_dmbench_rows_of_all_five_metrics_equal_the_study() -> None:
+    """dmbench's own scores of the 39 pairs give, for metrik-1 to metrik-5, every statistic of
+    ``metrics_comparison.json`` within 1e-9 (issue 16's acceptance)."""
+    study = published_comparison(UPSTREAM)
+    metrics = [f"metrik-{i}" for i in range(1, 6)]
+    table = agreement_table(UPSTREAM, metrics).to_json()
+    rows = [r for r in table["rows"] if r["source"] == "dmbench"]
+    assert {r["metric"] for r in rows} == set(metrics)
+    checked = 0
+    for row in rows:
+        expected = study[row["metric"]]
+        assert row["n"] == expected["n_comparisons"] == 39
+        for statistic in STUDY_KEYS:
+            key = study_key(statistic, row["element"])
+            if key in expected:
+                assert math.isclose(row[statistic], expected[key], abs_tol=1e-9), (row, key)
+                checked += 1
+    assert checked == 5 * (3 * 8 + 4)
+
+
 def test_json_shape(cli_json) -> None:
     """The documented keys, in order, and the bootstrap settings and library versions."""
     assert all(list(row) == list(AGREEMENT_FIELDS) for row in cli_json["rows"])
