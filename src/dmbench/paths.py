@@ -51,9 +51,26 @@ def default_sources_dir(root: Path | None = None) -> Path:
     return fetch_cache_dir()
 
 
+#: Where a data package carries the NLTK data subset metrik-4 reads (a Zenodo deposit does).
+PACKAGE_NLTK_DIR = "nltk_data"
+
+
+def shipped_nltk_dir(root: Path | None = None) -> Path | None:
+    """The NLTK data the package in ``root`` carries, or None."""
+    shipped = package_dir(root) / PACKAGE_NLTK_DIR
+    return shipped if shipped.is_dir() else None
+
+
 def nltk_data_dirs(root: Path | None = None) -> list[Path]:
-    """NLTK data directories to search, ``../shared/nltk_data`` first when it exists."""
-    dirs = [Path(p) for p in os.environ.get("NLTK_DATA", "").split(os.pathsep) if p]
+    """NLTK data directories to search, in order.
+
+    The package's own copy comes first when it holds one, so a deposit is re-scored with the
+    data it ships and hashes, whatever else the machine has; then ``$NLTK_DATA``, then
+    ``../shared/nltk_data`` when it exists.
+    """
+    shipped = shipped_nltk_dir(root)
+    dirs = [shipped] if shipped else []
+    dirs += [Path(p) for p in os.environ.get("NLTK_DATA", "").split(os.pathsep) if p]
     offline = shared_dir(root) / "nltk_data"
     if offline.is_dir():
         dirs.append(offline)
