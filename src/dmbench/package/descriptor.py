@@ -9,6 +9,7 @@ because frictionless never reads the content of non-tabular resources.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,12 +26,16 @@ from dmbench.package.tables import (
     RUNS_PATH,
     SCORES_PATH,
 )
+from dmbench.paths import PACKAGE_NLTK_DIR
+from dmbench.runs.store import RUNS_DIR
 from dmbench.sources.prompts import PROMPTS, PROMPTS_DIR
 from dmbench.sources.records import DATASETS
 
 DESCRIPTOR = "datapackage.json"
 SCHEMAS_DIR = "schemas"
 LICENSES_DIR = "licenses"
+RESULTS_DIR = "results"
+REPORT_DIR = "report"
 PROMPTS_PATH = "data/prompts.csv"
 FILES_PATH = "data/files.csv"
 FILE_FIELDS = ("path", "kind", "bytes", "sha256")
@@ -117,26 +122,43 @@ def write_prompts_table(package_dir: Path) -> None:
     write_csv(Path(package_dir) / PROMPTS_PATH, fields, rows)
 
 
-def listed_files(package_dir: Path) -> list[tuple[str, str]]:
+FILE_FOLDERS = (
+    (PROMPTS_DIR, "prompt"),
+    (RUNS_DIR, "run"),
+    (SCHEMAS_DIR, "schema"),
+    (LICENSES_DIR, "license"),
+)
+#: Folders only a deposit carries: the published tables (their CSVs are tabular resources, the
+#: Markdown beside them listed files), the NLTK data metrik-4 reads, the HTML report.
+DEPOSIT_FOLDERS = ((RESULTS_DIR, "result"), (PACKAGE_NLTK_DIR, "nltk"), (REPORT_DIR, "report"))
+DEPOSIT_FOLDER_NAMES = tuple(folder for folder, _ in DEPOSIT_FOLDERS)
+
+
+def listed_files(
+    package_dir: Path, folders: Iterable[str] = (), tabular: Iterable[str] = ()
+) -> list[tuple[str, str]]:
+    """The non-tabular files of the package and their kind; ``folders`` names the deposit
+    folders it holds, ``tabular`` the paths that are tabular resources (hashed in the
+    descriptor instead)."""
+    chosen = set(folders)
+    skip = set(tabular)
     found = []
-    folders = (
-        (PROMPTS_DIR, "prompt"),
-        ("runs", "run"),
-        (SCHEMAS_DIR, "schema"),
-        (LICENSES_DIR, "license"),
-    )
-    for folder, kind in folders:
+    for folder, kind in (*FILE_FOLDERS, *((f, k) for f, k in DEPOSIT_FOLDERS if f in chosen)):
         root = package_dir / folder
         if root.is_dir():
             found += [
-                (p.relative_to(package_dir).as_posix(), kind)
+                (rel, kind)
                 for p in sorted(root.rglob("*"))
-                if p.is_file() and not p.name.startswith(".")
+                if p.is_file()
+                and not p.name.startswith(".")
+                and (rel := p.relative_to(package_dir).as_posix()) not in skip
             ]
     return found
 
 
-def write_files_table(package_dir: Path) -> None:
+def write_files_table(
+    package_dir: Path, folders: Iterable[str] = (), tabular: Iterable[str] = ()
+) -> None:
     rows = [
         {
             "path": rel,
@@ -144,7 +166,7 @@ def write_files_table(package_dir: Path) -> None:
             "bytes": (package_dir / rel).stat().st_size,
             "sha256": file_sha256(package_dir / rel),
         }
-        for rel, kind in listed_files(package_dir)
+        for rel, kind in listed_files(package_dir, folders, tabular)
     ]
     write_csv(package_dir / FILES_PATH, FILE_FIELDS, rows)
 
@@ -166,11 +188,24 @@ def resource_descriptor(package_dir: Path, spec: ResourceSpec) -> dict[str, Any]
     }
 
 
-def write_descriptor(package_dir: Path) -> dict[str, Any]:
-    """Rewrite the files table and ``datapackage.json`` from what is on disk now."""
+def write_descriptor(
+    package_dir: Path,
+    doi: str | None = None,
+    tables: Sequence[ResourceSpec] = (),
+    folders: Iterable[str] = (),
+    licenses: Sequence[dict[str, str]] = (),
+) -> dict[str, Any]:
+    """Rewrite the files table and ``datapackage.json`` from what is on disk now.
+
+    A deposit adds its ``tables`` (the published results, each with its schema under
+    ``schemas/``), the deposit ``folders`` it carries, the ``licenses`` of what they hold and
+    the reserved ``doi``; a package in a checkout has none of them.
+    """
     package_dir = Path(package_dir)
-    write_files_table(package_dir)
-    descriptor = package_header()
-    descriptor["resources"] = [resource_descriptor(package_dir, spec) for spec in RESOURCES]
+    write_files_table(package_dir, folders, [spec.path for spec in tables])
+    descriptor = package_header(doi, licenses)
+    descriptor["resources"] = [
+        resource_descriptor(package_dir, spec) for spec in (*RESOURCES, *tables)
+    ]
     atomic.write_json(package_dir / DESCRIPTOR, descriptor)
     return descriptor

@@ -7,6 +7,7 @@ committed files and a test fails when they drift.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -73,12 +74,15 @@ def package_sources() -> list[dict[str, Any]]:
     ]
 
 
-def package_header() -> dict[str, Any]:
-    """The top of ``datapackage.json`` (resources are added by the build)."""
+def package_header(
+    doi: str | None = None, licenses: Sequence[dict[str, str]] = ()
+) -> dict[str, Any]:
+    """The top of ``datapackage.json`` (resources are added by the build); a deposit gives its
+    reserved ``doi`` and the ``licenses`` of the extra data it carries."""
     return {
         "$schema": "https://datapackage.org/profiles/2.0/datapackage.json",
         "name": NAME,
-        "id": f"https://doi.org/{DOI_PLACEHOLDER}",
+        "id": _doi_url(doi or DOI_PLACEHOLDER),
         "title": TITLE,
         "description": DESCRIPTION,
         "version": __version__,
@@ -94,6 +98,7 @@ def package_header() -> dict[str, Any]:
                 }
                 for repo in (repository(BENCHMARK_REPO), repository(METRICS_REPO))
             ),
+            *licenses,
         ],
         "contributors": [
             {"title": CREATOR, "roles": ["creator"]},

@@ -24,6 +24,7 @@ from dmbench.errors import PackageError
 from dmbench.hashing import file_sha256, sha256_text
 from dmbench.judge.runs import CRITERIA_FILE
 from dmbench.package.descriptor import (
+    DEPOSIT_FOLDER_NAMES,
     DESCRIPTOR,
     FILES_PATH,
     RESOURCES,
@@ -144,7 +145,12 @@ def _frictionless(package_dir: Path, report: Report) -> None:
 def _files(package_dir: Path, report: Report) -> None:
     rows = read_csv(package_dir / FILES_PATH)
     listed = {row["path"] for _, row in rows}
-    for rel, _kind in listed_files(package_dir):
+    descriptor = json.loads((package_dir / DESCRIPTOR).read_text("utf-8"))
+    tabular = [resource.get("path") for resource in descriptor.get("resources", [])]
+    # A deposit folder belongs to the package once the files table lists a file in it; from
+    # then on every file in it must be listed.
+    folders = [f for f in DEPOSIT_FOLDER_NAMES if any(p.startswith(f"{f}/") for p in listed)]
+    for rel, _kind in listed_files(package_dir, folders, tabular):
         if rel not in listed:
             report.add("file-unlisted", f"not listed in {FILES_PATH}", rel)
     for line, row in rows:
