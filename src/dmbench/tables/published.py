@@ -1,0 +1,43 @@
+"""The published tables: which metrics and score rows ``results/`` holds, written in one place.
+
+The main job writes them, a deposit ships them and ``dmbench check`` recomputes them, so all
+three read this one list.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from dmbench.metrics import DEFAULT_METRIC, STANDARD_METRIC
+from dmbench.tables.render import TableSet, build_tables, write_tables
+
+
+@dataclass(frozen=True, slots=True)
+class ResultSet:
+    """One set of Tables 1-3: the metric, which score rows, the folder under ``results/``."""
+
+    metric: str
+    source: str
+    folder: str
+
+
+RESULT_SETS = (
+    ResultSet(DEFAULT_METRIC, "published", ""),
+    ResultSet(STANDARD_METRIC, "recomputed", STANDARD_METRIC),
+)
+
+
+def published_tables(package_dir: Path) -> list[tuple[ResultSet, TableSet]]:
+    return [
+        (result_set, build_tables(package_dir, result_set.metric, result_set.source))
+        for result_set in RESULT_SETS
+    ]
+
+
+def write_published_tables(package_dir: Path, results_dir: Path) -> list[Path]:
+    """Every published table under ``results_dir``; the paths written."""
+    written = []
+    for result_set, table in published_tables(package_dir):
+        written += write_tables(table, Path(results_dir) / result_set.folder)
+    return written
