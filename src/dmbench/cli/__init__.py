@@ -6,6 +6,7 @@ import click
 
 from dmbench._version import __version__
 from dmbench.cli import (
+    commands_deposit,
     commands_generate,
     commands_judge,
     commands_metrics,
@@ -35,6 +36,7 @@ for _module in (
     commands_study,
     commands_report,
     commands_reproduce,
+    commands_deposit,
 ):
     for _command in _module.COMMANDS:
         main.add_command(_command)

@@ -1,0 +1,102 @@
+"""The release and the downloader's check: ``deposit`` and ``check``."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import click
+
+from dmbench import paths
+from dmbench.check import check as check_package
+from dmbench.cli._options import elapsed, package_option
+from dmbench.deposit import build_deposit, upload_deposit
+from dmbench.errors import MissingPrerequisiteError
+from dmbench.package.zenodo import API_URLS, TOKEN_ENV, ZenodoClient
+
+API_URL_ENV = "DMBENCH_ZENODO_API"
+
+
+@click.command()
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    required=True,
+    help="Folder for the deposit's files (package zip, code zip, metadata, SHA256SUMS).",
+)
+@click.option("--doi", default=None, help="The DOI reserved for the record (10.5281/zenodo.N).")
+@click.option(
+    "--draft",
+    is_flag=True,
+    help="A trial: allow uncommitted changes (left out of the code zip) and the placeholder DOI.",
+)
+@click.option(
+    "--upload",
+    is_flag=True,
+    help=f"Create a Zenodo draft with a reserved DOI, build with it, upload (token: ${TOKEN_ENV}).",
+)
+@click.option("--sandbox", is_flag=True, help="With --upload: use sandbox.zenodo.org.")
+@click.option(
+    "--new-version-of",
+    type=int,
+    default=None,
+    metavar="ID",
+    help="With --upload: a new version of the published record ID instead of a new record.",
+)
+@package_option
+def deposit(
+    out_dir: Path,
+    doi: str | None,
+    draft: bool,
+    upload: bool,
+    sandbox: bool,
+    new_version_of: int | None,
+    package_dir: Path | None,
+) -> None:
+    """Build the Zenodo deposit reproducibly (and, with --upload, upload it as a draft)."""
+    started = time.perf_counter()
+    package_dir = paths.package_dir(package_dir)
+    if not upload:
+        if sandbox or new_version_of is not None:
+            raise click.UsageError("--sandbox and --new-version-of go with --upload")
+        result = build_deposit(package_dir, out_dir, doi, draft)
+    else:
+        if doi:
+            raise click.UsageError("--upload takes the DOI Zenodo reserves; leave out --doi")
+        token = os.environ.get(TOKEN_ENV)
+        if not token:
+            raise MissingPrerequisiteError(
+                f"${TOKEN_ENV} is not set: create a token with the deposit:write scope on "
+                "Zenodo (Applications > Personal access tokens) and export it"
+            )
+        api = os.environ.get(API_URL_ENV) or API_URLS["sandbox" if sandbox else "zenodo"]
+        uploaded = upload_deposit(
+            ZenodoClient(api, token), package_dir, out_dir, new_version_of, draft,
+            progress=click.echo,
+        )
+        result = uploaded.deposit
+    for path in result.files:
+        click.echo(f"{path}  ({path.stat().st_size} bytes)")
+    click.echo(
+        f"deposit of {result.commit[:12]} with DOI {result.doi}"
+        f"{' (draft)' if result.draft else ''}: {len(result.files)} files, the package zip "
+        f"holds {result.package_files} ({elapsed(started)})"
+    )
+    if upload:
+        click.echo(f"draft ready to review and publish: {uploaded.draft.html}")
+
+
+@click.command()
+@click.argument("path", type=click.Path(path_type=Path))
+def check(path: Path) -> None:
+    """Check a package folder or zip offline: validate, re-score, recompute Tables 1-3."""
+    report = check_package(path)
+    click.echo(report.render())
+    click.echo(f"check ({report.seconds:.1f} s)")
+    if not report.ok:
+        raise SystemExit(1)
+
+
+COMMANDS = [deposit, check]

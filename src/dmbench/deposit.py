@@ -1,0 +1,261 @@
+"""``dmbench deposit``: the files of a Zenodo record, built reproducibly, and their upload.
+
+A deposit is four files: the data package as a zip with ``datapackage.json`` at its root (so
+``frictionless validate`` reads every table inside it), the committed tree at HEAD as a code
+zip, the metadata for Zenodo's API and a ``SHA256SUMS`` list. The package zip carries what
+checking it needs offline besides the code: the published tables as tabular resources with
+Table Schemas, the NLTK data subset metrik-4 reads with the WordNet licence, and every file's
+hash. Two builds from one commit are byte-identical (see :mod:`dmbench.package.archive`).
+
+A release refuses a dirty tree or a placeholder DOI; ``draft`` builds anyway, for trying
+things out. The upload creates (or versions) a Zenodo draft, takes the DOI Zenodo reserved
+for it, builds with that DOI, uploads and checks every file; a person publishes the draft.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from dmbench import __version__, atomic
+from dmbench.errors import PackageError
+from dmbench.hashing import file_sha256
+from dmbench.metrics.nltk_data import find_read_files, find_wordnet_license
+from dmbench.package import validate_package
+from dmbench.package.archive import (
+    build_epoch,
+    committed_tree,
+    extract_zip,
+    folder_members,
+    git_state,
+    zip_bytes,
+)
+from dmbench.package.build import PACKAGE_FOLDERS, install_schemas
+from dmbench.package.descriptor import (
+    DESCRIPTOR,
+    LICENSES_DIR,
+    RESULTS_DIR,
+    SCHEMAS_DIR,
+    ResourceSpec,
+    write_descriptor,
+)
+from dmbench.package.metadata import DOI_PLACEHOLDER, zenodo
+from dmbench.package.zenodo import Draft, UploadedFile, ZenodoClient
+from dmbench.paths import PACKAGE_NLTK_DIR
+from dmbench.tables.published import published_tables
+from dmbench.tables.render import TABLE_TITLES, write_tables
+from dmbench.tables.schemas import column_values, table_schema
+
+PACKAGE_ZIP = f"dmbench-{__version__}-package.zip"
+CODE_ZIP = f"dmbench-{__version__}-code.zip"
+METADATA_FILE = "zenodo-metadata.json"
+SUMS_FILE = "SHA256SUMS"
+WORDNET_LICENSE = f"{LICENSES_DIR}/WordNet-3.0.LICENSE"
+DOI_PATTERN = re.compile(r"^10\.\d{4,9}/\S+$")
+
+
+@dataclass(frozen=True, slots=True)
+class Deposit:
+    out_dir: Path
+    files: tuple[Path, ...]
+    """Package zip, code zip, metadata, checksums: what goes to Zenodo."""
+    doi: str
+    commit: str
+    draft: bool
+    package_files: int
+    """Members of the package zip."""
+    seconds: float
+
+
+def refuse_dirty(dirty: tuple[str, ...], draft: bool) -> None:
+    """A release archives the commit, so uncommitted changes would be silently left out."""
+    if dirty and not draft:
+        shown = "; ".join(line.strip() for line in dirty[:5])
+        more = f" and {len(dirty) - 5} more" if len(dirty) > 5 else ""
+        raise PackageError(
+            f"the working tree has uncommitted changes ({shown}{more}): a deposit archives the "
+            "commit, so commit or stash them first (or build a trial deposit with --draft)"
+        )
+
+
+def refuse_doi(doi: str, draft: bool) -> None:
+    if not DOI_PATTERN.match(doi):
+        raise PackageError(f"{doi!r} is not a DOI (10.<registrant>/<suffix>)")
+    if doi == DOI_PLACEHOLDER and not draft:
+        raise PackageError(
+            f"the DOI is the placeholder {DOI_PLACEHOLDER}: reserve one on Zenodo and pass "
+            "--doi 10.5281/zenodo.N (or let --upload reserve it), or build a trial with --draft"
+        )
+
+
+def _results_resources(staging: Path) -> list[ResourceSpec]:
+    """Write the published tables into the staged package, each CSV with its Table Schema."""
+    specs = []
+    for result_set, table in published_tables(staging):
+        folder = staging / RESULTS_DIR / result_set.folder
+        columns = column_values(table)
+        for path in write_tables(table, folder):
+            if path.suffix != ".csv":
+                continue
+            rel = path.relative_to(staging).as_posix()
+            name = "-".join(["results", *filter(None, [result_set.folder, path.stem])])
+            title = f"{TABLE_TITLES.get(path.stem, path.stem)} ({result_set.metric})"
+            schema = table_schema(path, title, columns[path.stem])
+            atomic.write_json(staging / SCHEMAS_DIR / f"{name}.schema.json", schema)
+            specs.append(
+                ResourceSpec(
+                    name,
+                    rel,
+                    title,
+                    f"Published table, metric {result_set.metric}, {result_set.source} score "
+                    "rows; `dmbench check` recomputes it from this package.",
+                )
+            )
+    return specs
+
+
+def _nltk_data(package_dir: Path, staging: Path) -> dict[str, str]:
+    """Copy the NLTK files metrik-4 reads and the WordNet licence; the licence entry."""
+    data_dir, files = find_read_files(package_dir)
+    for rel, source in files.items():
+        target = staging / PACKAGE_NLTK_DIR / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, target)
+    shutil.copyfile(find_wordnet_license(data_dir), staging / WORDNET_LICENSE)
+    return {
+        "name": "WordNet-3.0",
+        "path": WORDNET_LICENSE,
+        "title": f"WordNet 3.0 License (Princeton University), for {PACKAGE_NLTK_DIR}/corpora/wordnet",
+    }
+
+
+def stage_package(package_dir: Path, staging: Path, doi: str) -> None:
+    """The deposit's package in ``staging``: the built package plus results and NLTK data."""
+    report = validate_package(package_dir)
+    if not report.valid:
+        raise PackageError(
+            f"the package in {package_dir} does not validate; fix it (`dmbench reproduce`) "
+            "before depositing it:\n" + report.render()
+        )
+    for name in PACKAGE_FOLDERS:
+        shutil.copytree(package_dir / name, staging / name, ignore=shutil.ignore_patterns(".*"))
+    install_schemas(staging)  # the schemas of the code the deposit archives
+    licence = _nltk_data(package_dir, staging)
+    tables = _results_resources(staging)
+    write_descriptor(
+        staging,
+        doi=doi,
+        tables=tables,
+        folders=(RESULTS_DIR, PACKAGE_NLTK_DIR),
+        licenses=[licence],
+    )
+    staged = validate_package(staging)
+    if not staged.valid:
+        raise PackageError("the deposit's package does not validate:\n" + staged.render())
+
+
+def _check_zip(path: Path) -> None:
+    """Read the written zip back as a downloader will: extract it aside and validate there."""
+    with tempfile.TemporaryDirectory(prefix="dmbench-deposit-check-") as tmp:
+        extracted = extract_zip(path, Path(tmp))
+        if not (extracted / DESCRIPTOR).is_file():
+            raise PackageError(f"{path}: no {DESCRIPTOR} at the root of the zip")
+        report = validate_package(extracted)
+        if not report.valid:
+            raise PackageError(f"{path} does not validate once extracted:\n" + report.render())
+
+
+def zenodo_metadata(doi: str | None, epoch: int) -> dict[str, Any]:
+    """What Zenodo's API takes for the record: ``.zenodo.json``'s fields plus DOI and date."""
+    metadata = zenodo()
+    metadata["description"] += (
+        f" Check it offline: pip install {CODE_ZIP}, then dmbench check {PACKAGE_ZIP}."
+    )
+    metadata["publication_date"] = time.strftime("%Y-%m-%d", time.gmtime(epoch))
+    if doi:
+        metadata["doi"] = doi
+    return {"metadata": metadata}
+
+
+def build_deposit(
+    package_dir: Path,
+    out_dir: Path,
+    doi: str | None = None,
+    draft: bool = False,
+    repo: Path | None = None,
+) -> Deposit:
+    """Write the deposit's four files into ``out_dir`` (see the module)."""
+    started = time.perf_counter()
+    package_dir, repo = Path(package_dir).resolve(), Path(repo or package_dir).resolve()
+    doi = doi or DOI_PLACEHOLDER
+    state = git_state(repo)
+    refuse_dirty(state.dirty, draft)
+    refuse_doi(doi, draft)
+    epoch = build_epoch(state)
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="dmbench-deposit-") as tmp:
+        staging = Path(tmp)
+        stage_package(package_dir, staging, doi)
+        members = folder_members(staging)
+    package_zip = out_dir / PACKAGE_ZIP
+    atomic.write_bytes(package_zip, zip_bytes(members, epoch))
+    _check_zip(package_zip)
+    code_zip = out_dir / CODE_ZIP
+    atomic.write_bytes(code_zip, zip_bytes(committed_tree(repo, f"dmbench-{__version__}/"), epoch))
+    metadata = out_dir / METADATA_FILE
+    atomic.write_json(metadata, zenodo_metadata(doi, epoch))
+    sums = out_dir / SUMS_FILE
+    listed = (package_zip, code_zip, metadata)
+    atomic.write_text(sums, "".join(f"{file_sha256(p)}  {p.name}\n" for p in listed))
+    return Deposit(
+        out_dir,
+        (*listed, sums),
+        doi,
+        state.commit,
+        draft,
+        len(members),
+        time.perf_counter() - started,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Upload:
+    deposit: Deposit
+    draft: Draft
+    files: tuple[UploadedFile, ...]
+
+
+def upload_deposit(
+    client: ZenodoClient,
+    package_dir: Path,
+    out_dir: Path,
+    new_version_of: int | None = None,
+    draft: bool = False,
+    repo: Path | None = None,
+    progress: Callable[[str], None] = lambda _: None,
+) -> Upload:
+    """Reserve the DOI on a Zenodo draft, build the deposit with it, upload and check it."""
+    state = git_state(Path(repo or package_dir))
+    refuse_dirty(state.dirty, draft)
+    if new_version_of is None:
+        record = client.create_draft(zenodo_metadata(None, build_epoch(state))["metadata"])
+    else:
+        record = client.new_version(new_version_of)
+    progress(f"draft {record.id}: DOI {record.doi} reserved")
+    deposit = build_deposit(package_dir, out_dir, record.doi, draft, repo)
+    progress(f"built {len(deposit.files)} files in {deposit.out_dir}")
+    metadata = json.loads((deposit.out_dir / METADATA_FILE).read_text("utf-8"))["metadata"]
+    client.set_metadata(record, metadata)
+    uploaded = []
+    for path in deposit.files:
+        uploaded.append(client.upload(record, path))
+        progress(f"uploaded {path.name}: {uploaded[-1].bytes} bytes, md5 {uploaded[-1].md5} as sent")
+    return Upload(deposit, record, tuple(uploaded))

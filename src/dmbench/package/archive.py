@@ -1,0 +1,152 @@
+"""Zip files that come out byte-identical from one commit, and that are read back safely.
+
+A deposit must be reproducible bit for bit: two builds from one commit give the same sha256.
+Zip members therefore carry one fixed timestamp (``SOURCE_DATE_EPOCH``, the reproducible-builds
+convention, else the commit's time), fixed modes (0644, 0755 for what git marks executable),
+no directory entries and a sorted order. Reading refuses any member that could land outside
+the target folder or is not a plain file.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import stat
+import subprocess
+import tarfile
+import time
+import zipfile
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from dmbench.errors import PackageError
+
+SOURCE_DATE_EPOCH = "SOURCE_DATE_EPOCH"
+ZIP_EPOCH_MIN = 315532800  # 1980-01-01, the earliest time a zip member can carry
+
+
+@dataclass(frozen=True, slots=True)
+class Member:
+    name: str
+    data: bytes
+    executable: bool = False
+
+
+def _zip_info(name: str, epoch: int, executable: bool) -> zipfile.ZipInfo:
+    info = zipfile.ZipInfo(name, date_time=time.gmtime(max(epoch, ZIP_EPOCH_MIN))[:6])
+    info.create_system = 3  # unix, so the modes below are read
+    info.external_attr = (stat.S_IFREG | (0o755 if executable else 0o644)) << 16
+    info.compress_type = zipfile.ZIP_DEFLATED
+    return info
+
+
+def zip_bytes(members: Iterable[Member], epoch: int) -> bytes:
+    """The zip of ``members``, sorted by name, every one stamped with ``epoch``."""
+    buffer = io.BytesIO()
+    ordered = sorted(members, key=lambda m: m.name)
+    names = [m.name for m in ordered]
+    if len(set(names)) != len(names):
+        raise PackageError("two archive members share a name")
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for member in ordered:
+            archive.writestr(
+                _zip_info(member.name, epoch, member.executable), member.data, compresslevel=9
+            )
+    return buffer.getvalue()
+
+
+def folder_members(root: Path, prefix: str = "") -> list[Member]:
+    """Every file under ``root`` (dot files left out), named relative to it."""
+    return [
+        Member(prefix + path.relative_to(root).as_posix(), path.read_bytes())
+        for path in sorted(Path(root).rglob("*"))
+        if path.is_file() and not any(part.startswith(".") for part in path.relative_to(root).parts)
+    ]
+
+
+def _safe_name(name: str, archive: Path) -> PurePosixPath:
+    path = PurePosixPath(name)
+    if path.is_absolute() or ".." in path.parts or not path.parts or "\\" in name:
+        raise PackageError(f"{archive}: member {name!r} would land outside the target folder")
+    return path
+
+
+def extract_zip(archive: Path, target: Path) -> Path:
+    """Extract ``archive`` into ``target``, refusing absolute paths, ``..``, links, devices."""
+    archive = Path(archive)
+    try:
+        with zipfile.ZipFile(archive) as handle:
+            for info in handle.infolist():
+                path = _safe_name(info.filename, archive)
+                mode = info.external_attr >> 16
+                if info.is_dir():
+                    (target / path).mkdir(parents=True, exist_ok=True)
+                    continue
+                if mode and not stat.S_ISREG(mode):
+                    raise PackageError(
+                        f"{archive}: member {info.filename!r} is not a plain file (mode {mode:o})"
+                    )
+                destination = Path(target) / path
+                destination.parent.mkdir(parents=True, exist_ok=True)
+                destination.write_bytes(handle.read(info))
+    except zipfile.BadZipFile as exc:
+        raise PackageError(f"{archive}: not a zip file ({exc})") from exc
+    return Path(target)
+
+
+@dataclass(frozen=True, slots=True)
+class GitState:
+    commit: str
+    commit_epoch: int
+    dirty: tuple[str, ...]
+    """``git status --porcelain`` lines: uncommitted changes and untracked files."""
+
+
+def _git(root: Path, *args: str) -> bytes:
+    try:
+        return subprocess.run(
+            ["git", "-C", str(root), *args], check=True, capture_output=True
+        ).stdout
+    except FileNotFoundError as exc:
+        raise PackageError("git is not installed; a deposit archives the committed tree") from exc
+    except subprocess.CalledProcessError as exc:
+        message = exc.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise PackageError(
+            f"git {' '.join(args)} failed in {root}: {message[-1] if message else exc}"
+        ) from exc
+
+
+def git_state(root: Path) -> GitState:
+    commit = _git(root, "rev-parse", "HEAD").decode().strip()
+    epoch = int(_git(root, "log", "-1", "--format=%ct", "HEAD").decode().strip())
+    status = _git(root, "status", "--porcelain").decode("utf-8", "replace").splitlines()
+    return GitState(commit, epoch, tuple(line for line in status if line.strip()))
+
+
+def build_epoch(state: GitState) -> int:
+    """``SOURCE_DATE_EPOCH`` when set (reproducible-builds), else the commit's time."""
+    value = os.environ.get(SOURCE_DATE_EPOCH)
+    if value is None:
+        return state.commit_epoch
+    try:
+        return int(value)
+    except ValueError as exc:
+        raise PackageError(f"{SOURCE_DATE_EPOCH}={value!r} is not an integer") from exc
+
+
+def committed_tree(root: Path, prefix: str) -> list[Member]:
+    """The files of HEAD as ``git archive`` gives them, under ``prefix``."""
+    tar = _git(root, "archive", "--format=tar", "HEAD")
+    members = []
+    with tarfile.open(fileobj=io.BytesIO(tar)) as handle:
+        for info in handle.getmembers():
+            if info.isdir() or info.type == tarfile.XGLTYPE:
+                continue
+            if not info.isfile():
+                raise PackageError(
+                    f"{info.name} at HEAD is a link or special file; a deposit carries files only"
+                )
+            data = handle.extractfile(info).read()  # type: ignore[union-attr]
+            members.append(Member(prefix + info.name, data, bool(info.mode & 0o111)))
+    return members
