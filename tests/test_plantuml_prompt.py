@@ -13,13 +13,14 @@ import re
 import textwrap
 
 import pytest
-from conftest import UPSTREAM
+from conftest import UPSTREAM, require_shared
 
 from dmbench.plantuml import ParseError, parse, validate
 from dmbench.plantuml._grammar import terminal
 from dmbench.plantuml._validator import BLOCKLIST
 from dmbench.sources.prompts import load_prompt
 
+require_shared()
 PROMPT = load_prompt(UPSTREAM, "chen_translate.txt")
 
 

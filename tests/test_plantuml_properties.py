@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from conftest import require_shared
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -23,6 +24,7 @@ from dmbench.plantuml import (
 from dmbench.sources.published import output_rows, reference_rows
 
 UPSTREAM = Path(__file__).resolve().parents[2] / "shared" / "upstream"
+require_shared()
 CORPUS = sorted({r.text for r in [*reference_rows(UPSTREAM), *output_rows(UPSTREAM)]})
 SIGNIFICANT = [*"{}()<>|*o.-:;,\"'/\\=+#~@\n \t", "@startuml", "@enduml", "end note", "class "]
 READING = st.sampled_from(READINGS)

@@ -16,6 +16,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from conftest import require_shared
 
 from dmbench.candidates import Record
 from dmbench.candidates.rule_based import RuleBasedCandidate
@@ -57,6 +58,7 @@ def _references() -> dict[str, str]:
     }
 
 
+require_shared()
 RECORDS = _records()
 PUBLISHED = _published()
 
