@@ -44,16 +44,38 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "needs_shared: the test reads ../shared; skipped when it is absent"
     )
+    config.addinivalue_line(
+        "markers", "needs_nltk: the test runs metrik-4; skipped when its NLTK data is not found"
+    )
+
+
+def _nltk_reason() -> str | None:
+    from dmbench.metrics.nltk_data import missing_resources
+
+    missing = missing_resources()
+    if not missing:
+        return None
+    return (
+        f"needs the NLTK data metrik-4 reads ({', '.join(missing)} not found): set NLTK_DATA to "
+        "../shared/nltk_data or to the nltk_data/ folder of the deposit's package zip"
+    )
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Skip, with one reason, every test marked ``needs_shared`` or using a ../shared fixture."""
-    if SHARED.is_dir():
-        return
-    skip = pytest.mark.skip(reason=SHARED_REASON)
-    for item in items:
-        if item.get_closest_marker("needs_shared") or SHARED_FIXTURES & set(item.fixturenames):
-            item.add_marker(skip)
+    """Skip, with one reason each, the tests whose ../shared or NLTK data is absent."""
+    needs_shared = [
+        item
+        for item in items
+        if item.get_closest_marker("needs_shared") or SHARED_FIXTURES & set(item.fixturenames)
+    ]
+    if not SHARED.is_dir():
+        for item in needs_shared:
+            item.add_marker(pytest.mark.skip(reason=SHARED_REASON))
+    needs_nltk = [item for item in items if item.get_closest_marker("needs_nltk")]
+    reason = _nltk_reason() if needs_nltk else None
+    if reason:
+        for item in needs_nltk:
+            item.add_marker(pytest.mark.skip(reason=reason))
 
 
 @pytest.fixture(scope="session")

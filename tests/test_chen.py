@@ -17,6 +17,8 @@ from dmbench.candidates import Record, get_candidate
 from dmbench.plantuml import validate
 from dmbench.sources.prompts import PROMPTS, load_prompt
 
+pytestmark = pytest.mark.needs_shared  # builds or reads from ../shared/upstream
+
 UPSTREAM = Path(__file__).resolve().parents[2] / "shared" / "upstream"
 DS1 = UPSTREAM / "Automated-DomainModel-Benchmark/Data/data-source-1/kaiser_clean.json"
 

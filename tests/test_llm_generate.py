@@ -29,6 +29,8 @@ from dmbench.package import load_records
 from dmbench.runs.generate import generate_run
 from dmbench.runs.store import OutputRow, read_outputs
 
+pytestmark = pytest.mark.needs_shared  # builds or reads from ../shared/upstream
+
 UPSTREAM = Path(__file__).resolve().parents[2] / "shared" / "upstream"
 DMBENCH = [sys.executable, "-c", "from dmbench.cli import main; main()"]
 PREFIX = "Transform into plant uml this specification text: "

@@ -10,6 +10,8 @@ import pytest
 from dmbench.errors import SourceError, UnknownNameError
 from dmbench.sources.prompts import PROMPTS, install_prompts, load_prompt, load_prompts
 
+pytestmark = pytest.mark.needs_shared  # builds or reads from ../shared/upstream
+
 UPSTREAM = Path(__file__).resolve().parents[2] / "shared" / "upstream"
 BENCHMARK = UPSTREAM / "Automated-DomainModel-Benchmark"
 

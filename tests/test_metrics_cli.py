@@ -31,12 +31,14 @@ def run(*args: str):
 
 
 class TestScorePair:
+    @pytest.mark.needs_nltk
     def test_prints_the_three_scores(self, files):
         """The output is the library's scores as JSON."""
         result = run("score-pair", *map(str, files))
         assert result.exit_code == 0, result.output
         assert json.loads(result.output) == compute(REFERENCE, GENERATED).to_dict()
 
+    @pytest.mark.needs_nltk
     def test_explain_prints_every_intermediate(self, files):
         """--explain prints what ``explain`` returns."""
         result = run("score-pair", *map(str, files), "--explain", "--metric", "metrik-4-standard")
@@ -64,6 +66,7 @@ class TestScorePair:
 
 
 class TestScorePairs:
+    @pytest.mark.needs_nltk
     def test_one_line_per_input_in_the_benchmark_view(self, tmp_path):
         """Scores, empty generations and errors each give one line with the input's id."""
         batch = tmp_path / "in.jsonl"
@@ -98,6 +101,7 @@ class TestScorePairs:
 
 
 class TestSetup:
+    @pytest.mark.needs_nltk
     def test_reports_present_data(self):
         """With the offline data beside the checkout nothing is downloaded."""
         result = run("setup")

@@ -59,6 +59,7 @@ class TestTokenize:
         assert tokenize(identifier) == tokens
 
 
+@pytest.mark.needs_nltk
 class TestWordSimilarity:
     def test_empty_identifiers(self):
         """Two empty names are identical, one empty name matches nothing."""
@@ -84,6 +85,7 @@ class TestWordSimilarity:
         assert words.wup("qzxv", "customer") == 0.0
 
 
+@pytest.mark.needs_nltk
 class TestWuPalmer:
     WORDS = ["customer", "order", "run", "book", "red", "quickly", "paris", "bank", "pay", "big"]
 
@@ -183,6 +185,7 @@ class TestBenchmarkView:
         with pytest.raises(ValueError, match="Invalid generated model"):
             compute(REFERENCE, duplicate)
 
+    @pytest.mark.needs_nltk
     def test_identical_diagrams(self):
         """A diagram compared with itself matches every class to itself."""
         explanation = explain(REFERENCE, REFERENCE)
@@ -193,6 +196,7 @@ class TestBenchmarkView:
         ]
         assert explanation.association_score == 1.0
 
+    @pytest.mark.needs_nltk
     def test_scores_are_the_semantic_parts(self):
         """class = clamp(0.7 propSim + 0.3 relSim), attribute = propSim, association = relSim."""
         generated = REFERENCE.replace("Customer", "Client").replace("places", "makes")
@@ -202,6 +206,7 @@ class TestBenchmarkView:
         assert scores.association_score == explanation.relSim
         assert scores.class_score == min(1.0, 0.7 * explanation.propSim + 0.3 * explanation.relSim)
 
+    @pytest.mark.needs_nltk
     def test_many_keeps_order_across_workers(self):
         """Two worker processes give the same list, in input order, as one process."""
         generated = REFERENCE.replace("Customer", "Client")
@@ -229,6 +234,7 @@ class TestRegistry:
         with pytest.raises(UnknownNameError, match=known):
             get_metric("metrik-9")
 
+    @pytest.mark.needs_nltk
     def test_standard_reading_keeps_what_compat_drops(self):
         """A visibility mark drops the attribute in the compat reading only."""
         reference = "@startuml\nclass Person {\n  name : String\n}\n@enduml\n"
@@ -243,10 +249,11 @@ class TestNltkData:
         import nltk
 
         monkeypatch.setattr(nltk.data, "path", [str(tmp_path)])
-        monkeypatch.setattr(nltk_data, "nltk_data_dirs", lambda: [])
+        monkeypatch.setattr(nltk_data, "nltk_data_dirs", lambda root=None: [])
         with pytest.raises(MissingPrerequisiteError, match="dmbench setup"):
             nltk_data.require_nltk_data()
 
+    @pytest.mark.needs_nltk
     def test_present_data(self):
         """The offline data beside the checkout has every resource."""
         assert nltk_data.missing_resources() == []

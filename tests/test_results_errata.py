@@ -19,6 +19,8 @@ from dmbench.cli import main
 from dmbench.tables.errata import CLAIMS, check_claims, errata_markdown, load_corpus, round_half_up
 from dmbench.tables.facts import scoring_facts
 
+pytestmark = pytest.mark.needs_shared  # builds or reads from ../shared/upstream
+
 DOCS_ERRATA = Path(__file__).resolve().parents[1] / "docs" / "errata.md"
 
 

@@ -16,6 +16,8 @@ from dmbench.runs.store import list_runs
 from dmbench.tables import results_tables
 from dmbench.workflows import score_runs
 
+pytestmark = pytest.mark.needs_shared  # builds or reads from ../shared/upstream
+
 RULE_BASED_DS2 = [f"rule_based__no-llm__ds2__run{i}" for i in (1, 2, 3)]
 CALAMO_KIMI_DS1 = "calamo__kimi-k2.6_cloud__ds1__run1"
 CHEN_KIMI_DS1 = "chen__kimi-k2.6_cloud__ds1__run1"

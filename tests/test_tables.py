@@ -23,6 +23,8 @@ from dmbench.tables.corpus import corpus_table
 from dmbench.tables.render import build_tables, write_tables
 from dmbench.tables.results import RunSummary, aggregate, select_scores, series_of
 
+pytestmark = pytest.mark.needs_shared  # builds or reads from ../shared/upstream
+
 PAPER_RULE_BASED = {
     "ds1": {"class": 0.417, "attribute": 0.447, "association": 0.348},
     "ds2": {"class": 0.312, "attribute": 0.353, "association": 0.215},

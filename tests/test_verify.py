@@ -17,6 +17,8 @@ from dmbench.runs.scores import read_scores, write_scores
 from dmbench.runs.store import list_runs
 from dmbench.runs.verify import VerifyReport, summarise, verify
 
+pytestmark = pytest.mark.needs_shared  # builds or reads from ../shared/upstream
+
 TSS_RUN = "chen__kimi-k2.6_cloud__ds2__run3"
 
 

@@ -45,6 +45,12 @@ API_URL_ENV = "DMBENCH_ZENODO_API"
     metavar="ID",
     help="With --upload: a new version of the published record ID instead of a new record.",
 )
+@click.option(
+    "--repo",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="The git checkout whose HEAD the code zip archives (default: the package directory).",
+)
 @package_option
 def deposit(
     out_dir: Path,
@@ -53,6 +59,7 @@ def deposit(
     upload: bool,
     sandbox: bool,
     new_version_of: int | None,
+    repo: Path | None,
     package_dir: Path | None,
 ) -> None:
     """Build the Zenodo deposit reproducibly (and, with --upload, upload it as a draft)."""
@@ -61,7 +68,7 @@ def deposit(
     if not upload:
         if sandbox or new_version_of is not None:
             raise click.UsageError("--sandbox and --new-version-of go with --upload")
-        result = build_deposit(package_dir, out_dir, doi, draft)
+        result = build_deposit(package_dir, out_dir, doi, draft, repo)
     else:
         if doi:
             raise click.UsageError("--upload takes the DOI Zenodo reserves; leave out --doi")
@@ -73,7 +80,12 @@ def deposit(
             )
         api = os.environ.get(API_URL_ENV) or API_URLS["sandbox" if sandbox else "zenodo"]
         uploaded = upload_deposit(
-            ZenodoClient(api, token), package_dir, out_dir, new_version_of, draft,
+            ZenodoClient(api, token),
+            package_dir,
+            out_dir,
+            new_version_of,
+            draft,
+            repo,
             progress=click.echo,
         )
         result = uploaded.deposit

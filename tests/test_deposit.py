@@ -1,0 +1,229 @@
+"""``dmbench deposit`` and ``dmbench check``: the release and the downloader's path.
+
+The deposit is built once per module from the package the results tests share (with the
+``metrik-4-standard`` scores the main job adds); the downloader test extracts it into a folder
+with nothing beside it and checks it there, without network where the machine can cut it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from conftest import ROOT
+from results_support import standard_scored_package
+
+from dmbench import __version__
+from dmbench.cli import main
+from dmbench.deposit import CODE_ZIP, METADATA_FILE, PACKAGE_ZIP, SUMS_FILE, build_deposit
+from dmbench.errors import PackageError
+from dmbench.package.archive import Member, extract_zip, zip_bytes
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _forge(source: Path, target: Path, member: str, old: bytes, new: bytes) -> None:
+    """A copy of the zip with one member's bytes changed, everything else as it was."""
+    with zipfile.ZipFile(source) as src, zipfile.ZipFile(target, "w") as out:
+        for info in src.infolist():
+            data = src.read(info)
+            if info.filename == member:
+                assert old in data
+                data = data.replace(old, new, 1)
+            out.writestr(info, data)
+
+
+@pytest.fixture(scope="module")
+def deposit(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("deposit")
+    build_deposit(standard_scored_package(), out, draft=True, repo=ROOT)
+    return out
+
+
+def _unshare_works() -> bool:
+    if not shutil.which("unshare"):
+        return False
+    return subprocess.run(["unshare", "-n", "true"], capture_output=True).returncode == 0
+
+
+@pytest.mark.needs_shared
+class TestDeposit:
+    def test_four_files_with_their_sha256_list(self, deposit: Path) -> None:
+        names = sorted(p.name for p in deposit.iterdir())
+        assert names == sorted([PACKAGE_ZIP, CODE_ZIP, METADATA_FILE, SUMS_FILE])
+        listed = dict(
+            reversed(line.split("  ")) for line in (deposit / SUMS_FILE).read_text().splitlines()
+        )
+        assert listed == {n: _sha256(deposit / n) for n in names if n != SUMS_FILE}
+
+    def test_two_builds_from_one_commit_are_byte_identical(self, deposit, tmp_path) -> None:
+        build_deposit(standard_scored_package(), tmp_path, draft=True, repo=ROOT)
+        for path in deposit.iterdir():
+            assert _sha256(tmp_path / path.name) == _sha256(path), path.name
+
+    def test_members_have_fixed_times_modes_and_order(self, deposit: Path) -> None:
+        for name in (PACKAGE_ZIP, CODE_ZIP):
+            with zipfile.ZipFile(deposit / name) as archive:
+                infos = archive.infolist()
+            assert [i.filename for i in infos] == sorted(i.filename for i in infos)
+            assert len({i.date_time for i in infos}) == 1
+            assert {i.external_attr >> 16 for i in infos} <= {0o100644, 0o100755}
+
+    def test_frictionless_reads_every_table_in_the_zip(self, deposit: Path) -> None:
+        result = subprocess.run(
+            [Path(sys.executable).parent / "frictionless", "validate", "--json",
+             deposit / PACKAGE_ZIP],
+            capture_output=True, text=True, timeout=300,
+        )
+        report = json.loads(result.stdout)
+        assert report["valid"], result.stdout[:2000]
+        tables = {task["name"]: task["stats"]["rows"] for task in report["tasks"]}
+        assert {"records", "prompts", "runs", "outputs", "scores", "files"} <= set(tables)
+        results = {n for n in tables if n.startswith("results-")}
+        assert results == {
+            f"results-{prefix}table{i}" for prefix in ("", "metrik-4-standard-") for i in (1, 2, 3)
+        }
+        assert tables["records"] == 53 and tables["outputs"] == 1113
+
+    def test_package_carries_the_nltk_data_and_the_wordnet_licence(self, deposit: Path) -> None:
+        with zipfile.ZipFile(deposit / PACKAGE_ZIP) as archive:
+            names = set(archive.namelist())
+            files = archive.read("data/files.csv").decode()
+            descriptor = json.loads(archive.read("datapackage.json"))
+        assert "nltk_data/corpora/wordnet/data.noun" in names
+        assert "nltk_data/corpora/stopwords/english" in names
+        assert "nltk_data/corpora/wordnet/cntlist.rev" not in names  # metrik-4 never reads it
+        assert "nltk_data/corpora/wordnet/data.noun,nltk," in files
+        assert "licenses/WordNet-3.0.LICENSE" in names
+        assert "WordNet-3.0" in {licence["name"] for licence in descriptor["licenses"]}
+        assert "results/table2.md,result," in files
+
+    def test_code_zip_is_the_committed_tree(self, deposit: Path) -> None:
+        committed = subprocess.run(
+            ["git", "-C", ROOT, "ls-files"], capture_output=True, text=True, check=True
+        ).stdout.split()
+        with zipfile.ZipFile(deposit / CODE_ZIP) as archive:
+            names = archive.namelist()
+        assert names == sorted(f"dmbench-{__version__}/{name}" for name in committed)
+
+    def test_metadata_is_what_zenodo_takes(self, deposit: Path) -> None:
+        metadata = json.loads((deposit / METADATA_FILE).read_text())["metadata"]
+        assert metadata["upload_type"] == "dataset"
+        assert metadata["version"] == __version__
+        assert {"creators", "license", "publication_date", "related_identifiers"} <= set(metadata)
+
+
+@pytest.mark.needs_shared
+def test_downloader_checks_the_deposit_offline_and_a_forged_cell_fails(deposit, tmp_path):
+    """Extracted with nothing beside it, no NLTK_DATA, an empty HOME, no network."""
+    downloads = tmp_path / "downloads"
+    downloads.mkdir()
+    (tmp_path / "home").mkdir()
+    package = shutil.copy(deposit / PACKAGE_ZIP, downloads)
+    extract_zip(deposit / CODE_ZIP, downloads)
+    code = downloads / f"dmbench-{__version__}"
+    env = {
+        "PATH": os.defpath,
+        "HOME": str(tmp_path / "home"),
+        "PYTHONPATH": str(code / "src"),  # the code from the archive, not the checkout
+        "LANG": "C.UTF-8",
+    }
+    prefix = ["unshare", "-n"] if _unshare_works() else []
+    where = subprocess.run(
+        [*prefix, sys.executable, "-c", "import dmbench; print(dmbench.__file__)"],
+        cwd=downloads, env=env, capture_output=True, text=True, check=True,
+    )
+    assert where.stdout.startswith(str(code))
+    result = subprocess.run(
+        [*prefix, sys.executable, "-m", "dmbench", "check", Path(package).name],
+        cwd=downloads, env=env, capture_output=True, text=True, timeout=900,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "NLTK data: nltk_data/ of the package" in result.stdout
+    assert "3337 of 3339 values reproduced" in result.stdout
+    assert "1 explained exception" in result.stdout
+    assert "tables: 12 of 12 files in results/ equal" in result.stdout
+    assert result.stdout.rstrip().endswith("verdict: OK")
+
+    forged = downloads / "forged.zip"
+    _forge(Path(package), forged, "results/table2.csv", b",0.746,", b",1.746,")
+    failed = CliRunner().invoke(main, ["check", str(forged)])
+    assert failed.exit_code == 1
+    assert (
+        "results/table2.csv row 2 (dataset=ds1, series=chen__glm-5.1_cloud, origin=published, "
+        "metric=metrik-4), column class_median: shipped 1.746, recomputed 0.746"
+    ) in failed.output
+    assert "hash-count] results/table2.csv" in failed.output
+    assert "verdict: FAILED" in failed.output
+
+
+class TestRefusals:
+    @pytest.fixture
+    def repo(self, tmp_path: Path) -> Path:
+        repo = tmp_path / "repo"
+        repo.mkdir()
+        for args in (["init", "-q"], ["config", "user.email", "t@example.org"],
+                     ["config", "user.name", "t"]):
+            subprocess.run(["git", "-C", repo, *args], check=True)
+        (repo / "README.md").write_text("x\n")
+        subprocess.run(["git", "-C", repo, "add", "README.md"], check=True)
+        subprocess.run(["git", "-C", repo, "commit", "-qm", "x"], check=True)
+        return repo
+
+    def test_dirty_tree_is_refused_with_the_fix(self, repo, tmp_path) -> None:
+        (repo / "README.md").write_text("changed\n")
+        with pytest.raises(PackageError, match=r"uncommitted changes \(M README.md\).*--draft"):
+            build_deposit(tmp_path / "package", tmp_path / "out", "10.5281/zenodo.1", repo=repo)
+        assert not (tmp_path / "out").exists()
+
+    def test_placeholder_doi_is_refused_with_the_fix(self, repo, tmp_path) -> None:
+        result = CliRunner().invoke(
+            main, ["deposit", "--out", str(tmp_path / "out"), "--repo", str(repo),
+                   "--package", str(tmp_path)],
+        )
+        assert result.exit_code == 1
+        assert "placeholder 10.5281/zenodo.PLACEHOLDER" in result.output
+        assert "--doi 10.5281/zenodo.N" in result.output
+
+    def test_a_doi_must_look_like_one(self, repo, tmp_path) -> None:
+        with pytest.raises(PackageError, match="is not a DOI"):
+            build_deposit(tmp_path, tmp_path / "out", "zenodo.123", repo=repo)
+
+
+class TestZip:
+    def test_same_members_same_bytes_whatever_the_order(self) -> None:
+        members = [Member("b.txt", b"b"), Member("a/x.sh", b"#!", executable=True)]
+        assert zip_bytes(members, 1_700_000_000) == zip_bytes(members[::-1], 1_700_000_000)
+        assert zip_bytes(members, 1_700_000_000) != zip_bytes(members, 1_700_000_001)
+
+    @pytest.mark.parametrize("name", ["../evil", "/etc/evil", "a/../../evil"])
+    def test_extraction_refuses_members_outside_the_target(self, tmp_path, name) -> None:
+        archive = tmp_path / "bad.zip"
+        with zipfile.ZipFile(archive, "w") as handle:
+            handle.writestr(name, b"x")
+        with pytest.raises(PackageError, match="outside the target folder"):
+            extract_zip(archive, tmp_path / "out")
+
+    def test_extraction_refuses_links(self, tmp_path) -> None:
+        archive = tmp_path / "link.zip"
+        info = zipfile.ZipInfo("link")
+        info.external_attr = 0o120777 << 16
+        with zipfile.ZipFile(archive, "w") as handle:
+            handle.writestr(info, b"/etc/passwd")
+        with pytest.raises(PackageError, match="not a plain file"):
+            extract_zip(archive, tmp_path / "out")
+
+    def test_check_names_a_path_that_is_neither_folder_nor_zip(self, tmp_path) -> None:
+        result = CliRunner().invoke(main, ["check", str(tmp_path / "nope.zip")])
+        assert result.exit_code == 1
+        assert "no such package folder or zip" in result.output
