@@ -13,6 +13,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dmbench import paths
+from dmbench.check import CheckReport
+from dmbench.check import check as check_package
+from dmbench.deposit import Deposit, build_deposit
 from dmbench.judge import leaderboard_rows
 from dmbench.metrics import DEFAULT_METRIC, Scores, compute
 from dmbench.package import BuildResult, Report, load_records, require_package, validate_package
@@ -106,6 +109,14 @@ class Package:
     def tables(self, metric: str = DEFAULT_METRIC, scores: str = "published") -> TableSet:
         """Tables 1-3 as ``dmbench tables`` makes them (``.records()`` gives plain dicts)."""
         return build_tables(require_package(self.path), metric, scores)
+
+    def check(self) -> CheckReport:
+        """The downloader's check of this folder or zip, offline (``dmbench check``; ``.ok``)."""
+        return check_package(self.path)
+
+    def deposit(self, out: PathLike, doi: str | None = None, draft: bool = False) -> Deposit:
+        """The Zenodo deposit's files, built reproducibly into ``out`` (``dmbench deposit``)."""
+        return build_deposit(require_package(self.path), Path(out), doi, draft)
 
     def _run_table(self, path: str) -> pd.DataFrame:
         order = {r.record_id: i for i, r in enumerate(load_records(require_package(self.path)))}

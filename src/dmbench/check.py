@@ -22,7 +22,7 @@ from pathlib import Path
 from dmbench.errors import DmbenchError, PackageError
 from dmbench.metrics import SCORE_NAMES
 from dmbench.metrics.nltk_data import require_nltk_data, use_data_dirs
-from dmbench.package import validate_package
+from dmbench.package import load_records, validate_package
 from dmbench.package.archive import extract_zip
 from dmbench.package.descriptor import DESCRIPTOR, RESULTS_DIR
 from dmbench.paths import shipped_nltk_dir
@@ -125,6 +125,7 @@ def _published_scores(package_dir: Path, report: CheckReport) -> None:
 def _recomputed_scores(package_dir: Path, report: CheckReport) -> None:
     """Every stored ``recomputed`` row must be what re-scoring its output gives now."""
     runs = select_runs(package_dir)
+    records = load_records(package_dir)
     stored: dict[str, dict[tuple[str, str], ScoreRow]] = {}
     for run in runs:
         for row in read_scores(run.path):
@@ -133,7 +134,7 @@ def _recomputed_scores(package_dir: Path, report: CheckReport) -> None:
     for metric, rows in sorted(stored.items()):
         fresh = {
             (row.run_id, row.record_id): row
-            for run_rows in rescore(package_dir, runs, metric).rows.values()
+            for run_rows in rescore(records, runs, metric).rows.values()
             for row in run_rows
         }
         checked = equal = 0

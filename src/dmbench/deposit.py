@@ -24,7 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dmbench import __version__, atomic
+from dmbench import atomic
+from dmbench._version import __version__
 from dmbench.errors import PackageError
 from dmbench.hashing import file_sha256
 from dmbench.metrics.nltk_data import find_read_files, find_wordnet_license
@@ -80,8 +81,9 @@ def refuse_dirty(dirty: tuple[str, ...], draft: bool) -> None:
         shown = "; ".join(line.strip() for line in dirty[:5])
         more = f" and {len(dirty) - 5} more" if len(dirty) > 5 else ""
         raise PackageError(
-            f"the working tree has uncommitted changes ({shown}{more}): a deposit archives the "
-            "commit, so commit or stash them first (or build a trial deposit with --draft)"
+            f"the working tree has uncommitted changes ({shown}{more}), which a deposit of the "
+            "commit would leave out",
+            hint="commit or stash them, or build a trial deposit with --draft",
         )
 
 
@@ -90,8 +92,9 @@ def refuse_doi(doi: str, draft: bool) -> None:
         raise PackageError(f"{doi!r} is not a DOI (10.<registrant>/<suffix>)")
     if doi == DOI_PLACEHOLDER and not draft:
         raise PackageError(
-            f"the DOI is the placeholder {DOI_PLACEHOLDER}: reserve one on Zenodo and pass "
-            "--doi 10.5281/zenodo.N (or let --upload reserve it), or build a trial with --draft"
+            f"the DOI is the placeholder {DOI_PLACEHOLDER}",
+            hint="reserve one on Zenodo and pass --doi 10.5281/zenodo.N (or let --upload "
+            "reserve it), or build a trial deposit with --draft",
         )
 
 
@@ -141,8 +144,8 @@ def stage_package(package_dir: Path, staging: Path, doi: str) -> None:
     report = validate_package(package_dir)
     if not report.valid:
         raise PackageError(
-            f"the package in {package_dir} does not validate; fix it (`dmbench reproduce`) "
-            "before depositing it:\n" + report.render()
+            f"the package in {package_dir} does not validate:\n" + report.render(),
+            hint="`dmbench reproduce` rebuilds, re-scores and re-validates it",
         )
     for name in PACKAGE_FOLDERS:
         shutil.copytree(package_dir / name, staging / name, ignore=shutil.ignore_patterns(".*"))

@@ -16,10 +16,8 @@ from pathlib import Path
 from dmbench import paths
 from dmbench.errors import MissingPrerequisiteError, SourceError
 from dmbench.metrics import (
-    DEFAULT_METRIC,
     METRICS,
     PUBLISHED_METRIC,
-    STANDARD_METRIC,
     download_nltk_data,
     require_nltk_data,
 )
@@ -29,7 +27,7 @@ from dmbench.runs.scoring import Rescored, rescore, select_runs
 from dmbench.runs.verify import verify
 from dmbench.sources import fetch, pinned_files, verify_all
 from dmbench.tables.errata import write_errata
-from dmbench.tables.render import build_tables, write_tables
+from dmbench.tables.published import write_published_tables
 from dmbench.workflows import score_runs
 
 
@@ -114,12 +112,9 @@ def reproduce(
         return True, summary, ""
 
     def do_tables() -> tuple[bool, str, str]:
-        written = write_tables(build_tables(package_dir, DEFAULT_METRIC, "published"), results_dir)
-        standard_dir = results_dir / STANDARD_METRIC
-        written += write_tables(
-            build_tables(package_dir, STANDARD_METRIC, "recomputed"), standard_dir
-        )
-        return True, f"{len(written)} files in {results_dir} and {standard_dir}", ""
+        written = write_published_tables(package_dir, results_dir)
+        folders = sorted({str(path.parent) for path in written})
+        return True, f"{len(written)} files in {' and '.join(folders)}", ""
 
     def do_errata() -> tuple[bool, str, str]:
         return True, str(write_errata(package_dir, errata_path, ready[0])), ""
