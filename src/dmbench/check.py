@@ -20,14 +20,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from dmbench.errors import DmbenchError, PackageError
-from dmbench.metrics import SCORE_NAMES
+from dmbench.metrics import PUBLISHED_METRIC, SCORE_NAMES
 from dmbench.metrics.nltk_data import require_nltk_data, use_data_dirs
 from dmbench.package import load_records, validate_package
 from dmbench.package.archive import extract_zip
 from dmbench.package.descriptor import DESCRIPTOR, RESULTS_DIR
 from dmbench.paths import shipped_nltk_dir
 from dmbench.runs.scores import ScoreRow, read_scores
-from dmbench.runs.scoring import rescore, select_runs
+from dmbench.runs.scoring import Rescored, rescore, select_runs
 from dmbench.runs.verify import VerifyReport, verify
 from dmbench.tables.published import write_published_tables
 
@@ -98,8 +98,8 @@ def _validation(package_dir: Path, report: CheckReport) -> None:
     )
 
 
-def _published_scores(package_dir: Path, report: CheckReport) -> None:
-    verification = verify(package_dir)
+def _published_scores(package_dir: Path, report: CheckReport, rescored: Rescored) -> None:
+    verification = verify(package_dir, rescored=rescored)
     report.verification = verification
     for run in verification.runs:
         for m in run.unexplained:
@@ -122,19 +122,19 @@ def _published_scores(package_dir: Path, report: CheckReport) -> None:
         report.lines.append(f"  explained: {run_id} {record_id}: {reasons[(run_id, record_id)]}")
 
 
-def _recomputed_scores(package_dir: Path, report: CheckReport) -> None:
+def _recomputed_scores(
+    package_dir: Path, report: CheckReport, rescorings: dict[str, Rescored]
+) -> None:
     """Every stored ``recomputed`` row must be what re-scoring its output gives now."""
-    runs = select_runs(package_dir)
-    records = load_records(package_dir)
     stored: dict[str, dict[tuple[str, str], ScoreRow]] = {}
-    for run in runs:
+    for run in select_runs(package_dir):
         for row in read_scores(run.path):
             if row.origin == "recomputed":
                 stored.setdefault(row.metric, {})[(row.run_id, row.record_id)] = row
     for metric, rows in sorted(stored.items()):
         fresh = {
             (row.run_id, row.record_id): row
-            for run_rows in rescore(records, runs, metric).rows.values()
+            for run_rows in rescorings[metric].rows.values()
             for row in run_rows
         }
         checked = equal = 0
@@ -238,7 +238,10 @@ def check(path: Path) -> CheckReport:
     report = CheckReport(str(path))
     with opened(Path(path)) as package_dir:
         if not (package_dir / DESCRIPTOR).is_file():
-            raise PackageError(f"{path}: no {DESCRIPTOR} at its root; is this a dmbench package?")
+            raise PackageError(
+                f"{path}: no {DESCRIPTOR} at its root",
+                hint="check takes the package zip of a deposit or a built package folder",
+            )
         nltk_dir = shipped_nltk_dir(package_dir)
         use_data_dirs(package_dir)
         require_nltk_data(package_dir)
@@ -248,10 +251,17 @@ def check(path: Path) -> CheckReport:
             else "NLTK data: the machine's (the package carries none)"
         )
         _validation(package_dir, report)
-        for step in (_published_scores, _recomputed_scores, _tables):
-            try:
-                step(package_dir, report)
-            except DmbenchError as exc:
-                report.differences.append(Difference(step.__name__.strip("_"), str(exc)))
+        try:
+            runs, records = select_runs(package_dir), load_records(package_dir)
+            stored = {r.metric for run in runs for r in read_scores(run.path) if r.origin != "published"}
+            rescorings = {m: rescore(records, runs, m) for m in sorted(stored | {PUBLISHED_METRIC})}
+            _published_scores(package_dir, report, rescorings[PUBLISHED_METRIC])
+            _recomputed_scores(package_dir, report, rescorings)
+        except DmbenchError as exc:
+            report.differences.append(Difference("scores", exc.one_line()))
+        try:
+            _tables(package_dir, report)
+        except DmbenchError as exc:
+            report.differences.append(Difference("tables", exc.one_line()))
     report.seconds = time.perf_counter() - started
     return report
