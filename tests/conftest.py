@@ -8,6 +8,7 @@ or, in a module that reads it on import, call :func:`require_shared` first.
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -31,7 +32,7 @@ SHARED_REASON = (
     f"needs ../shared ({SHARED} is absent: the upstream mirror, golden fixtures and NLTK data "
     "live there, not in a deposit's code archive)"
 )
-SHARED_FIXTURES = {"shared_dir", "upstream_dir", "golden_dir"}
+SHARED_FIXTURES = {"shared_dir", "upstream_dir", "golden_dir", "built_package"}
 
 
 def require_shared() -> None:
@@ -100,3 +101,20 @@ def built_package() -> Path:
     Read it freely; copy it (``results_support.copy_package``) before changing it.
     """
     return results_support.built_package()
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """A small committed git checkout, for what ``dmbench deposit`` checks before anything."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    for args in (
+        ["init", "-q"],
+        ["config", "user.email", "t@example.org"],
+        ["config", "user.name", "t"],
+    ):
+        subprocess.run(["git", "-C", repo, *args], check=True)
+    (repo / "README.md").write_text("x\n")
+    subprocess.run(["git", "-C", repo, "add", "README.md"], check=True)
+    subprocess.run(["git", "-C", repo, "commit", "-qm", "x"], check=True)
+    return repo

@@ -168,18 +168,6 @@ def test_downloader_checks_the_deposit_offline_and_a_forged_cell_fails(deposit, 
 
 
 class TestRefusals:
-    @pytest.fixture
-    def repo(self, tmp_path: Path) -> Path:
-        repo = tmp_path / "repo"
-        repo.mkdir()
-        for args in (["init", "-q"], ["config", "user.email", "t@example.org"],
-                     ["config", "user.name", "t"]):
-            subprocess.run(["git", "-C", repo, *args], check=True)
-        (repo / "README.md").write_text("x\n")
-        subprocess.run(["git", "-C", repo, "add", "README.md"], check=True)
-        subprocess.run(["git", "-C", repo, "commit", "-qm", "x"], check=True)
-        return repo
-
     def test_dirty_tree_is_refused_with_the_fix(self, repo, tmp_path) -> None:
         (repo / "README.md").write_text("changed\n")
         with pytest.raises(PackageError, match=r"uncommitted changes \(M README.md\)") as error:
@@ -228,3 +216,20 @@ class TestZip:
         result = CliRunner().invoke(main, ["check", str(tmp_path / "nope.zip")])
         assert result.exit_code == 1
         assert "no such package folder or zip" in result.output
+
+
+@pytest.mark.needs_shared
+def test_results_schemas_are_typed_from_the_tables_code(deposit: Path) -> None:
+    with zipfile.ZipFile(deposit / PACKAGE_ZIP) as archive:
+        schema = json.loads(archive.read("schemas/results-table2.schema.json"))
+        header = archive.read("results/table2.csv").decode().splitlines()[0].split(",")
+    types = {field["name"]: field["type"] for field in schema["fields"]}
+    assert list(types) == header
+    assert types["class_median"] == "number" and types["canonical"] == "boolean"
+    assert types["runs"] == "integer" and types["candidate"] == "string"
+
+
+def test_readme_gives_the_downloader_two_commands() -> None:
+    section = (ROOT / "README.md").read_text().split("## From the Zenodo deposit", 1)[1]
+    block = section.split("```", 2)[1].strip().splitlines()
+    assert block == [f"pip install {CODE_ZIP}", f"dmbench check {PACKAGE_ZIP}"]

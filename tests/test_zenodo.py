@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import subprocess
 import zipfile
 from pathlib import Path
 
@@ -30,20 +29,6 @@ def zenodo():
 @pytest.fixture
 def client(zenodo: FakeZenodo) -> ZenodoClient:
     return ZenodoClient(zenodo.api, TOKEN, timeout=10)
-
-
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    """A committed git checkout, for the command's checks that come before any request."""
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    for args in (["init", "-q"], ["config", "user.email", "t@example.org"],
-                 ["config", "user.name", "t"]):
-        subprocess.run(["git", "-C", repo, *args], check=True)
-    (repo / "README.md").write_text("x\n")
-    subprocess.run(["git", "-C", repo, "add", "README.md"], check=True)
-    subprocess.run(["git", "-C", repo, "commit", "-qm", "x"], check=True)
-    return repo
 
 
 class TestClient:
