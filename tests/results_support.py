@@ -23,7 +23,13 @@ UPSTREAM = Path(__file__).resolve().parents[2] / "shared" / "upstream"
 
 @functools.cache
 def built_package() -> Path:
-    """The package as ``dmbench build`` makes it; tests must not change it (copy it first)."""
+    """The package as ``dmbench build`` makes it; tests must not change it (copy it first).
+
+    Without ../shared the test asking for it is skipped (every shared package starts here).
+    """
+    from conftest import require_shared  # conftest imports this module; import it late
+
+    require_shared()
     root = Path(tempfile.mkdtemp(prefix="dmbench-results-"))
     atexit.register(shutil.rmtree, root, True)
     build(root / "package", UPSTREAM)

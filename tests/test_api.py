@@ -65,6 +65,7 @@ def test_package_tables_are_plain_dataframes():
     assert list(scores.columns[:4]) == ["run_id", "record_id", "metric", "origin"]
 
 
+@pytest.mark.needs_nltk
 def test_parse_reads_compat_by_default_and_score_pair_scores_strings():
     text = "@startuml\nclass Customer {\n  -name: String\n}\nclass Order\n@enduml\n"
     assert dmbench.parse(text) == parse_any_reading(text, "compat")

@@ -25,6 +25,8 @@ from dmbench.judge.study import study_pairs
 from dmbench.package.tables import JUDGE_STUDY_PATH
 from dmbench.sources.records import records_from_sources
 
+pytestmark = pytest.mark.needs_shared  # the study pairs come from ../shared/upstream
+
 UPSTREAM = Path(__file__).resolve().parents[2] / "shared" / "upstream"
 FRICTIONLESS = Path(sys.executable).parent / "frictionless"
 HUMAN = {"class": "human_class_f1", "attribute": "human_attribute_f1",
