@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import tempfile
 import time
 from collections.abc import Iterator
@@ -203,6 +204,22 @@ def _compare_csv(name: str, shipped: str, recomputed: str, report: CheckReport) 
     return cells
 
 
+def _compare_json(name: str, shipped: str, recomputed: str, report: CheckReport) -> None:
+    """Key by key; library ``versions`` that differ are noted, not failed: the numbers they
+    produced are compared in the tables themselves."""
+    theirs, ours = json.loads(shipped), json.loads(recomputed)
+    if theirs.get("versions") != ours.get("versions"):
+        report.lines.append(
+            f"  note: {name} was written with {theirs.get('versions')}, "
+            f"this check runs {ours.get('versions')}"
+        )
+    for key in sorted(set(theirs) | set(ours) - {"versions"}):
+        if key != "versions" and theirs.get(key) != ours.get(key):
+            report.differences.append(
+                Difference("table", f"{name} key {key}", repr(theirs.get(key)), repr(ours.get(key)))
+            )
+
+
 def _tables(package_dir: Path, report: CheckReport) -> None:
     shipped_dir = package_dir / RESULTS_DIR
     with tempfile.TemporaryDirectory(prefix="dmbench-check-tables-") as tmp:
@@ -223,6 +240,8 @@ def _tables(package_dir: Path, report: CheckReport) -> None:
             report.differences.append(Difference("table", f"{name}: not a table dmbench writes"))
         elif rel.endswith(".csv"):
             cells += _compare_csv(name, shipped[rel].read_text("utf-8"), recomputed[rel], report)
+        elif rel.endswith(".json"):
+            _compare_json(name, shipped[rel].read_text("utf-8"), recomputed[rel], report)
         elif shipped[rel].read_text("utf-8") != recomputed[rel]:
             report.differences.append(Difference("table", f"{name}: text differs from the recomputed one"))
         equal += len(report.differences) == before

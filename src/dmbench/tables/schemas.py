@@ -49,7 +49,7 @@ def column_values(table: TableSet) -> dict[str, dict[str, list[Any]]]:
     for record in table.records():
         flat = flat_record(record)
         for name, value in flat.items():
-            columns[flat["table"]][name].append(value)
+            columns[flat.get("table", "")][name].append(value)
     return columns
 
 
