@@ -45,9 +45,19 @@ def _forge(source: Path, target: Path, member: str, old: bytes, new: bytes) -> N
 
 
 @pytest.fixture(scope="module")
-def deposit(tmp_path_factory) -> Path:
+def package(tmp_path_factory) -> Path:
+    """The scored package with a report/ as the main job leaves one (a stand-in page)."""
+    package = tmp_path_factory.mktemp("package") / "package"
+    shutil.copytree(standard_scored_package(), package)
+    (package / "report").mkdir()
+    (package / "report" / "index.html").write_text("<!doctype html><title>dmbench</title>\n")
+    return package
+
+
+@pytest.fixture(scope="module")
+def deposit(package, tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("deposit")
-    build_deposit(standard_scored_package(), out, draft=True, repo=ROOT)
+    build_deposit(package, out, draft=True, repo=ROOT)
     return out
 
 
@@ -67,8 +77,8 @@ class TestDeposit:
         )
         assert listed == {n: _sha256(deposit / n) for n in names if n != SUMS_FILE}
 
-    def test_two_builds_from_one_commit_are_byte_identical(self, deposit, tmp_path) -> None:
-        build_deposit(standard_scored_package(), tmp_path, draft=True, repo=ROOT)
+    def test_two_builds_from_one_commit_are_byte_identical(self, package, deposit, tmp_path):
+        build_deposit(package, tmp_path, draft=True, repo=ROOT)
         for path in deposit.iterdir():
             assert _sha256(tmp_path / path.name) == _sha256(path), path.name
 
@@ -110,6 +120,7 @@ class TestDeposit:
         assert "licenses/WordNet-3.0.LICENSE" in names
         assert "WordNet-3.0" in {licence["name"] for licence in descriptor["licenses"]}
         assert "results/table2.md,result," in files
+        assert "report/index.html,report," in files
 
     def test_code_zip_is_the_committed_tree(self, deposit: Path) -> None:
         committed = subprocess.run(

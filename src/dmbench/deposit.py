@@ -42,6 +42,7 @@ from dmbench.package.build import PACKAGE_FOLDERS, install_schemas
 from dmbench.package.descriptor import (
     DESCRIPTOR,
     LICENSES_DIR,
+    REPORT_DIR,
     RESULTS_DIR,
     SCHEMAS_DIR,
     ResourceSpec,
@@ -150,13 +151,17 @@ def stage_package(package_dir: Path, staging: Path, doi: str) -> None:
     for name in PACKAGE_FOLDERS:
         shutil.copytree(package_dir / name, staging / name, ignore=shutil.ignore_patterns(".*"))
     install_schemas(staging)  # the schemas of the code the deposit archives
+    folders = [RESULTS_DIR, PACKAGE_NLTK_DIR]
+    if (package_dir / REPORT_DIR).is_dir():  # the main job's HTML report, shipped as built
+        shutil.copytree(package_dir / REPORT_DIR, staging / REPORT_DIR)
+        folders.append(REPORT_DIR)
     licence = _nltk_data(package_dir, staging)
     tables = _results_resources(staging)
     write_descriptor(
         staging,
         doi=doi,
         tables=tables,
-        folders=(RESULTS_DIR, PACKAGE_NLTK_DIR),
+        folders=folders,
         licenses=[licence],
     )
     staged = validate_package(staging)
