@@ -38,7 +38,8 @@ from dmbench.package.archive import (
     git_state,
     zip_bytes,
 )
-from dmbench.package.build import PACKAGE_FOLDERS, install_schemas
+from dmbench.package.build import install_schemas
+from dmbench.package.swap import PACKAGE_FOLDERS
 from dmbench.package.descriptor import (
     DESCRIPTOR,
     LICENSES_DIR,
