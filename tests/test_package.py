@@ -9,6 +9,7 @@ import os
 import shutil
 import subprocess
 import sys
+from importlib import resources
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,7 @@ from click.testing import CliRunner
 from dmbench.cli import main
 from dmbench.csvio import read_csv, write_csv
 from dmbench.errors import PackageError, SourceError
+from dmbench.metrics import METRICS
 from dmbench.package import build, load_records, validate_package
 from dmbench.package.lock import package_lock
 from dmbench.sources import BENCHMARK_REPO, pinned, read_verified
@@ -317,3 +319,13 @@ def test_csv_cells_round_trip_byte_exact(tmp_path: Path) -> None:
     assert [row["text"] for _, row in read_csv(path)] == values
     rows = Resource(str(path)).read_rows()
     assert [row["text"] or "" for row in rows] == values
+
+
+def test_scores_schema_names_every_registered_metric() -> None:
+    """The scores table's metric enum is the metric registry: a metric that is registered but
+    missing from the schema makes the main job's package invalid once it scores that metric."""
+    schema = json.loads(
+        resources.files("dmbench.package").joinpath("schemas/scores.schema.json").read_text()
+    )
+    (metric,) = [f for f in schema["fields"] if f["name"] == "metric"]
+    assert set(metric["constraints"]["enum"]) == set(METRICS)
