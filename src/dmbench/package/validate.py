@@ -13,6 +13,7 @@ import csv
 import json
 from collections import Counter
 from dataclasses import asdict, dataclass, field
+from functools import partial
 from importlib import resources
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -88,23 +89,29 @@ class Report:
         return "\n".join(lines)
 
 
-def _local_descriptor(package_dir: Path, report: Report) -> bool:
-    """Whether the descriptor is a JSON object whose resources are all files inside the package.
-
-    frictionless would fetch a resource path that is a URL, so a hostile descriptor could make
-    validation reach any server; such a package is reported invalid and frictionless not run.
-    """
+def _descriptor_resources(package_dir: Path, report: Report) -> list | None:
+    """The descriptor's resources, read once for every check; None (reported) when the
+    descriptor is not a JSON object with a list of resources."""
     try:
         descriptor = json.loads((package_dir / DESCRIPTOR).read_bytes().decode("utf-8"))
     except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
         report.add("descriptor", f"not a readable JSON document ({exc})", DESCRIPTOR)
-        return False
+        return None
     resources = descriptor.get("resources") if isinstance(descriptor, dict) else None
     if not isinstance(resources, list):
         report.add("descriptor", "not a data package: no list of resources", DESCRIPTOR)
-        return False
+        return None
+    return resources
+
+
+def _local_descriptor(package_dir: Path, descriptor_resources: list, report: Report) -> bool:
+    """Whether the descriptor's resources are all files inside the package.
+
+    frictionless would fetch a resource path that is a URL, so a hostile descriptor could make
+    validation reach any server; such a package is reported invalid and frictionless not run.
+    """
     local = True
-    for index, resource in enumerate(resources):
+    for index, resource in enumerate(descriptor_resources):
         paths = resource.get("path") if isinstance(resource, dict) else None
         for path in paths if isinstance(paths, list) else [paths]:
             if not _inside(package_dir, path):
@@ -142,11 +149,10 @@ def _frictionless(package_dir: Path, report: Report) -> None:
     report.checks.append("frictionless validation (schemas, types, constraints, keys, hashes)")
 
 
-def _files(package_dir: Path, report: Report) -> None:
+def _files(package_dir: Path, descriptor_resources: list, report: Report) -> None:
     rows = read_csv(package_dir / FILES_PATH)
     listed = {row["path"] for _, row in rows}
-    descriptor = json.loads((package_dir / DESCRIPTOR).read_text("utf-8"))
-    tabular = [resource.get("path") for resource in descriptor.get("resources", [])]
+    tabular = [r.get("path") for r in descriptor_resources if isinstance(r, dict)]
     # A deposit folder belongs to the package once the files table lists a file in it; from
     # then on every file in it must be listed.
     folders = [f for f in DEPOSIT_FOLDER_NAMES if any(p.startswith(f"{f}/") for p in listed)]
@@ -309,11 +315,13 @@ def validate_package(package_dir: Path) -> Report:
     if not (package_dir / DESCRIPTOR).is_file():
         report.add("missing", "no datapackage.json; run `dmbench build` first", str(package_dir))
         return report
-    if _local_descriptor(package_dir, report):
+    listed = _descriptor_resources(package_dir, report)
+    if listed is not None and _local_descriptor(package_dir, listed, report):
         _frictionless(package_dir, report)
-    for check in (_files, _tables, _derived_tables, _run_files):
+    files = partial(_files, descriptor_resources=listed or [])
+    for check in (files, _tables, _derived_tables, _run_files):
         try:
-            check(package_dir, report)
+            check(package_dir, report=report)
         except (OSError, KeyError, csv.Error, PackageError) as exc:
             report.add("unreadable", f"{type(exc).__name__}: {exc}", str(package_dir))
     return report
