@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import http.server
 import json
+import shutil
 import threading
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 from test_package import built, package_copy
 
 from dmbench.cli import main
+from dmbench.csvio import read_csv
+from dmbench.errors import PackageError
 
 __all__ = ["built", "package_copy"]  # fixtures shared with test_package
 
@@ -95,7 +99,149 @@ def test_an_output_folder_that_cannot_be_made_is_one_line(package_copy, tmp_path
 @pytest.mark.parametrize("host", ["http://[::1", "http://127.0.0.1:99999", "http://:80"])
 def test_a_malformed_host_is_one_line(host):
     result = run(
-        "generate", "--candidate", "calamo", "--model", "m", "--records", "-", "--host", host,
+        "generate",
+        "--candidate",
+        "calamo",
+        "--model",
+        "m",
+        "--records",
+        "-",
+        "--host",
+        host,
     )
     assert result.exit_code == 1
     assert f"--host {host!r} is not a server URL" in result.output
+
+
+def _calamo_run(package):
+    return sorted(p for p in (package / "runs").iterdir() if p.name.startswith("calamo"))[0]
+
+
+def _one_line_error(result, *names: str) -> None:
+    assert result.exit_code != 0
+    assert "Traceback" not in result.output
+    assert not isinstance(result.exception, Exception) or isinstance(result.exception, SystemExit)
+    for name in names:
+        assert name in result.output, result.output
+
+
+def test_csv_errors_name_the_files_own_line(tmp_path):
+    """The first data row is line 2; a row after a two-line cell starts on line 4."""
+    path = tmp_path / "t.csv"
+    path.write_text('a,b\r\nx,"two\r\nlines"\r\nshort\r\n', encoding="utf-8", newline="")
+    with pytest.raises(PackageError, match=r"t\.csv, line 4: 1 cells where the header has 2"):
+        read_csv(path)
+    path.write_text("a,b\r\nx,y\r\n", encoding="utf-8", newline="")
+    assert read_csv(path) == [(2, {"a": "x", "b": "y"})]
+
+
+def test_tables_on_an_empty_records_csv_is_one_line(package_copy, tmp_path):
+    records = package_copy / "data" / "records.csv"
+    records.write_text(records.read_text("utf-8").split("\n")[0] + "\n", encoding="utf-8")
+    result = CliRunner().invoke(
+        main, ["tables", "--package", str(package_copy), "--out", str(tmp_path / "o")]
+    )
+    _one_line_error(result, "records.csv: holds no records")
+
+
+def test_tables_with_a_string_score_names_the_file_and_line(package_copy, tmp_path):
+    scores = _calamo_run(package_copy) / "scores.jsonl"
+    lines = scores.read_text("utf-8").split("\n")
+    row = json.loads(lines[0])
+    row["class_score"] = "high"
+    scores.write_text("\n".join([json.dumps(row), *lines[1:]]), encoding="utf-8")
+    result = CliRunner().invoke(
+        main, ["tables", "--package", str(package_copy), "--out", str(tmp_path / "o")]
+    )
+    _one_line_error(result, "scores.jsonl, line 1:", "class_score is 'high', not a number")
+
+
+@pytest.mark.parametrize("field", ["totals", "settings"])
+def test_validate_with_a_null_run_json_object_names_the_run(package_copy, field):
+    run_json = _calamo_run(package_copy) / "run.json"
+    data = json.loads(run_json.read_text("utf-8"))
+    data[field] = None
+    run_json.write_text(json.dumps(data), encoding="utf-8")
+    result = CliRunner().invoke(main, ["validate", "--package", str(package_copy)])
+    _one_line_error(result, f"{run_json.parent.name}/run.json", f"{field} is None, not an object")
+
+
+def test_validate_without_schemas_folder_names_the_missing_schema(package_copy):
+    shutil.rmtree(package_copy / "schemas")
+    result = CliRunner().invoke(main, ["validate", "--package", str(package_copy)])
+    _one_line_error(result, "schemas/")
+
+
+BOM = b"\xef\xbb\xbf"
+
+
+@pytest.mark.parametrize("command", ["score-pairs", "parse"])
+def test_a_bom_in_json_lines_is_named(tmp_path, command):
+    path = tmp_path / "in.jsonl"
+    line = {"id": 1, "reference": DIAGRAM, "generated": DIAGRAM, "text": DIAGRAM}
+    path.write_bytes(BOM + json.dumps(line).encode() + b"\n")
+    result = CliRunner().invoke(main, [command, "--jsonl", str(path)])
+    _one_line_error(result, "in.jsonl:1: the file starts with a byte-order mark (BOM)")
+
+
+def test_a_bom_in_a_json_file_of_the_package_is_named(package_copy, tmp_path):
+    descriptor = package_copy / "datapackage.json"
+    descriptor.write_bytes(BOM + descriptor.read_bytes())
+    result = CliRunner().invoke(main, ["validate", "--package", str(package_copy)])
+    _one_line_error(result, "datapackage.json: the file starts with a byte-order mark (BOM)")
+    descriptor.write_bytes(descriptor.read_bytes()[len(BOM) :])
+    run_json = _calamo_run(package_copy) / "run.json"
+    run_json.write_bytes(BOM + run_json.read_bytes())
+    result = CliRunner().invoke(
+        main, ["tables", "--package", str(package_copy), "--out", str(tmp_path / "o")]
+    )
+    _one_line_error(result, "run.json: the file starts with a byte-order mark (BOM)")
+
+
+@pytest.mark.parametrize("cut", ["truncated", "short"])
+@pytest.mark.parametrize("command", ["tables", "validate"])
+def test_a_truncated_or_short_csv_row_names_its_line(package_copy, tmp_path, cut, command):
+    records = package_copy / "data" / "records.csv"
+    text = records.read_bytes().decode("utf-8")
+    if cut == "truncated":
+        records.write_text(text[: len(text) // 2], encoding="utf-8", newline="")
+        where = "records.csv, line "
+    else:
+        lines = text.split("\r\n")
+        lines[1] = lines[1].split(",")[0]
+        records.write_text("\r\n".join(lines), encoding="utf-8", newline="")
+        where = "records.csv, line 2: 1 cells where the header has 13"
+    args = ["--out", str(tmp_path / "o")] if command == "tables" else []
+    result = CliRunner().invoke(main, [command, "--package", str(package_copy), *args])
+    _one_line_error(result, where)
+
+
+@pytest.mark.parametrize("name", ["data/records.csv", "datapackage.json", "run.json"])
+def test_non_utf8_package_files_are_one_line(package_copy, name):
+    path = _calamo_run(package_copy) / "run.json" if name == "run.json" else package_copy / name
+    data = path.read_bytes()
+    path.write_bytes(data[:100] + b"\xff" + data[100:])
+    result = CliRunner().invoke(main, ["validate", "--package", str(package_copy)])
+    _one_line_error(result, Path(name).name)
+
+
+CR_ONLY = "@startuml\rclass A\rclass B\r@enduml"
+
+
+def test_cr_only_line_endings_are_named_not_silent(tmp_path):
+    path = tmp_path / "cr.puml"
+    path.write_bytes(CR_ONLY.encode())
+    reference = tmp_path / "ref.puml"
+    reference.write_text(DIAGRAM, encoding="utf-8")
+    parsed = CliRunner().invoke(main, ["parse", str(path)])
+    assert parsed.exit_code == 0 and f"{path}: cr_only_line_endings" in parsed.output
+    scored = CliRunner().invoke(main, ["score-pair", str(reference), str(path)])
+    assert scored.exit_code == 0 and "cr_only_line_endings" in scored.output
+    pairs = tmp_path / "pairs.jsonl"
+    pairs.write_text(json.dumps({"id": 1, "reference": DIAGRAM, "generated": CR_ONLY}) + "\n")
+    line = json.loads(CliRunner().invoke(main, ["score-pairs", "--jsonl", str(pairs)]).output)
+    assert line["error"] == "cr_only_line_endings"
+    batch = tmp_path / "texts.jsonl"
+    batch.write_text(json.dumps({"id": 1, "text": CR_ONLY}) + "\n")
+    line = json.loads(CliRunner().invoke(main, ["parse", "--jsonl", str(batch)]).output)
+    assert line["warning"] == "cr_only_line_endings"

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from dmbench import atomic
+from dmbench.errors import PackageError
 
 
 def cell(value: Any) -> str:
@@ -43,12 +44,33 @@ def write_csv(path: Path, fields: Iterable[str], rows: Iterable[Mapping[str, Any
 
 
 def read_csv(path: Path) -> list[tuple[int, dict[str, str]]]:
-    """Rows with the physical line each starts on (multi-line cells make the two differ)."""
+    """Rows with the physical line each starts on (multi-line cells make the two differ).
+
+    A row with fewer or more cells than the header is an error naming its line: read on, its
+    missing cells would be ``None`` and fail far from the file.
+    """
     rows = []
-    with Path(path).open(encoding="utf-8", newline="") as handle:
-        reader = csv.DictReader(handle)
-        start = reader.line_num + 1
-        for row in reader:
-            rows.append((start, row))
+    try:
+        with Path(path).open(encoding="utf-8", newline="") as handle:
+            reader = csv.DictReader(handle)
+            header = reader.fieldnames or []  # read the header first, so line_num counts it
+            if header and header[0].startswith("\ufeff"):
+                raise PackageError(
+                    f"{path}, line 1: the file starts with a byte-order mark (BOM)",
+                    hint="save it as UTF-8 without a BOM",
+                )
             start = reader.line_num + 1
+            for row in reader:
+                if None in row or None in row.values():
+                    cells = sum(row[name] is not None for name in header) + len(row.get(None, ()))
+                    raise PackageError(
+                        f"{path}, line {start}: {cells} cells where the header has {len(header)}",
+                        hint="the file is truncated or damaged; rebuild the package",
+                    )
+                rows.append((start, row))
+                start = reader.line_num + 1
+    except UnicodeDecodeError as exc:
+        raise PackageError(
+            f"{path}: not UTF-8 text (byte {exc.start})", hint="rebuild the package"
+        ) from None
     return rows

@@ -16,6 +16,8 @@ from typing import Any
 from dmbench.errors import InputError, UnknownNameError
 
 STDIN = "-"
+BOM = b"\xef\xbb\xbf"
+"""The UTF-8 byte-order mark some editors write first; JSON forbids it, and it is easy to miss."""
 
 
 def display_name(path: Path | str) -> str:
@@ -56,7 +58,13 @@ def json_objects(path: Path | str, fields: dict[str, type]) -> Iterator[tuple[in
     """
     name = display_name(path)
     wanted = " and ".join(", ".join(f'"{f}"' for f in fields).rsplit(", ", 1))
-    for number, raw in enumerate(read_bytes(path).split(b"\n"), start=1):  # \n only: U+2028
+    data = read_bytes(path)
+    if data.startswith(BOM):
+        raise InputError(
+            f"{name}:1: the file starts with a byte-order mark (BOM)",
+            hint="save it as UTF-8 without a BOM",
+        )
+    for number, raw in enumerate(data.split(b"\n"), start=1):  # \n only: U+2028
         line = decode(raw, name, number)
         if not line.strip():
             continue

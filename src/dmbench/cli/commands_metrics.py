@@ -15,6 +15,7 @@ from dmbench.metrics import (
     explain,
     score_benchmark_many,
 )
+from dmbench.plantuml import CR_ONLY_LINE_ENDINGS, cr_only_line_endings
 
 
 @click.command("score-pair")
@@ -24,7 +25,11 @@ from dmbench.metrics import (
 @click.option("--explain", "show_all", is_flag=True, help="Also print every intermediate.")
 def score_pair(reference: Path, generated: Path, metric: str, show_all: bool) -> None:
     """Score GENERATED against REFERENCE (two PlantUML files) and print the scores as JSON."""
-    explanation = explain(inputs.read_text(reference), inputs.read_text(generated), metric)
+    texts = {path: inputs.read_text(path) for path in (reference, generated)}
+    for path, text in texts.items():
+        if cr_only_line_endings(text):
+            click.echo(f"warning: {path}: {CR_ONLY_LINE_ENDINGS} (read as one line)", err=True)
+    explanation = explain(texts[reference], texts[generated], metric)
     result = explanation.to_dict()
     if not show_all:
         result = {key: result[key] for key in SCORE_NAMES}

@@ -10,7 +10,7 @@ import click
 from dmbench import atomic, inputs, paths
 from dmbench.cli._options import sources_option
 from dmbench.errors import InputError
-from dmbench.plantuml import READINGS, ParseError
+from dmbench.plantuml import CR_ONLY_LINE_ENDINGS, READINGS, ParseError, cr_only_line_endings
 from dmbench.plantuml import parse as parse_text
 from dmbench.plantuml._quirks import quirk_cost, to_csv, to_markdown
 from dmbench.sources.published import output_rows, reference_rows
@@ -48,8 +48,12 @@ def parse(file: Path | None, jsonl: Path | None, reading: str) -> None:
             click.echo(line)
         return
     assert file is not None
+    text = inputs.read_text(file)
+    if cr_only_line_endings(text):
+        name = inputs.display_name(file)
+        click.echo(f"warning: {name}: {CR_ONLY_LINE_ENDINGS} (read as one line)", err=True)
     try:
-        diagram = parse_text(inputs.read_text(file), reading)
+        diagram = parse_text(text, reading)
     except ParseError as exc:
         # The position is printed once, in the file:line:column form editors understand.
         where = f"{inputs.display_name(file)}:{exc.line}:{exc.column}"
@@ -68,6 +72,8 @@ def _batch(jsonl: Path, reading: str):
         else:
             model = diagram.to_dict()
             result = {"id": item_id, "ok": True, "model": model, "valid": diagram.is_valid()}
+            if cr_only_line_endings(record["text"]):
+                result["warning"] = CR_ONLY_LINE_ENDINGS
         yield json.dumps(result, ensure_ascii=False)
 
 

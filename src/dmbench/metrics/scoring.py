@@ -23,7 +23,7 @@ from dmbench.errors import MetricError, MissingPrerequisiteError, UnknownNameErr
 from dmbench.metrics import metrik1, metrik2, metrik3, metrik5
 from dmbench.metrics._wordsim import word_similarity
 from dmbench.metrics.metrik4 import Explanation, compare
-from dmbench.plantuml import parse
+from dmbench.plantuml import CR_ONLY_LINE_ENDINGS, cr_only_line_endings, parse
 
 EMPTY_GENERATED_MODEL = "empty_generated_model"
 
@@ -181,7 +181,13 @@ def score_benchmark(reference: str, generated: str, metric: str = DEFAULT_METRIC
         raise
     except Exception as exc:  # noqa: BLE001 - upstream records any metric failure as data
         return BenchmarkScore(0.0, 0.0, 0.0, str(exc))
-    return BenchmarkScore(scores.class_score, scores.attribute_score, scores.association_score)
+    # Upstream's reading sees a CR-only text as one line; the score stays, but is not silent.
+    warning = (
+        CR_ONLY_LINE_ENDINGS if any(map(cr_only_line_endings, (reference, generated))) else None
+    )
+    return BenchmarkScore(
+        scores.class_score, scores.attribute_score, scores.association_score, warning
+    )
 
 
 def score_benchmark_many(

@@ -23,6 +23,7 @@ import jsonschema
 from dmbench.csvio import read_csv
 from dmbench.errors import PackageError
 from dmbench.hashing import file_sha256, sha256_text
+from dmbench.inputs import BOM
 from dmbench.judge.runs import CRITERIA_FILE
 from dmbench.package.descriptor import (
     DEPOSIT_FOLDER_NAMES,
@@ -93,7 +94,11 @@ def _descriptor_resources(package_dir: Path, report: Report) -> list | None:
     """The descriptor's resources, read once for every check; None (reported) when the
     descriptor is not a JSON object with a list of resources."""
     try:
-        descriptor = json.loads((package_dir / DESCRIPTOR).read_bytes().decode("utf-8"))
+        raw = (package_dir / DESCRIPTOR).read_bytes()
+        if raw.startswith(BOM):
+            report.add("descriptor", "the file starts with a byte-order mark (BOM)", DESCRIPTOR)
+            return None
+        descriptor = json.loads(raw.decode("utf-8"))
     except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
         report.add("descriptor", f"not a readable JSON document ({exc})", DESCRIPTOR)
         return None
@@ -130,12 +135,16 @@ def _inside(package_dir: Path, path: object) -> bool:
 
 
 def _frictionless(package_dir: Path, report: Report) -> None:
-    from frictionless import Package, system
+    from frictionless import FrictionlessException, Package, system
 
     # frictionless joins basepath and a relative descriptor path, so it is given absolute paths.
     base = package_dir.resolve()
     with system.use_context(trusted=False):
-        result = Package(str(base / DESCRIPTOR), basepath=str(base)).validate()
+        try:
+            result = Package(str(base / DESCRIPTOR), basepath=str(base)).validate()
+        except FrictionlessException as exc:  # e.g. a schema file the descriptor names is gone
+            report.add(f"frictionless:{exc.error.type}", exc.error.message, DESCRIPTOR)
+            return
     for error in result.errors:
         report.add(f"frictionless:{error.type}", error.message, DESCRIPTOR)
     for task in result.tasks:
@@ -286,9 +295,13 @@ def _run_files(package_dir: Path, report: Report) -> None:
     for run_file in sorted((package_dir / RUNS_DIR).glob(f"*/{RUN_FILE}")):
         where = run_file.relative_to(package_dir).as_posix()
         judge_run = run_file.parent.name.startswith(JUDGE_RUN_PREFIX)
+        raw = run_file.read_bytes()
+        if raw.startswith(BOM):
+            report.add("json", "the file starts with a byte-order mark (BOM)", where)
+            continue
         try:
-            data = json.loads(run_file.read_text("utf-8"))
-        except json.JSONDecodeError as exc:
+            data = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             report.add("json", str(exc), where)
             continue
         for error in (judge_validator if judge_run else validator).iter_errors(data):
@@ -322,6 +335,6 @@ def validate_package(package_dir: Path) -> Report:
     for check in (files, _tables, _derived_tables, _run_files):
         try:
             check(package_dir, report=report)
-        except (OSError, KeyError, csv.Error, PackageError) as exc:
+        except (OSError, KeyError, ValueError, csv.Error, PackageError) as exc:
             report.add("unreadable", f"{type(exc).__name__}: {exc}", str(package_dir))
     return report

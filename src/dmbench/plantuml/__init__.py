@@ -18,6 +18,14 @@ from dmbench.plantuml.model import Attribute, Class, Diagram, Enum, Note, Relati
 
 READINGS = ("compat", "standard")
 
+CR_ONLY_LINE_ENDINGS = "cr_only_line_endings"
+"""Named when a text's lines end in bare CR: both readings (compat as upstream) see one line."""
+
+
+def cr_only_line_endings(text: str) -> bool:
+    """Whether ``text`` separates lines by CR alone, so it reads as an (empty) one-line model."""
+    return "\r" in text and "\n" not in text
+
 
 def parse(text: str, reading: str = "standard") -> Diagram:
     """Read PlantUML ``text`` into a ``Diagram``; raise ``ParseError`` when it cannot be read."""
@@ -30,6 +38,7 @@ def parse(text: str, reading: str = "standard") -> Diagram:
 
 __all__ = [
     "BLOCKLIST",
+    "CR_ONLY_LINE_ENDINGS",
     "READINGS",
     "Attribute",
     "Class",
@@ -38,6 +47,7 @@ __all__ = [
     "Note",
     "ParseError",
     "Relationship",
+    "cr_only_line_endings",
     "ValidationResult",
     "emit",
     "find_block",

@@ -27,6 +27,12 @@ class ScoreRow:
     association_score: float
     error: str | None
 
+    def __post_init__(self) -> None:
+        for name in ("class_score", "attribute_score", "association_score"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise TypeError(f"{name} is {value!r}, not a number")
+
     @property
     def key(self) -> tuple[str, str, str, str]:
         return (self.run_id, self.record_id, self.metric, self.origin)

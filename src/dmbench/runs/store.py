@@ -21,6 +21,7 @@ from typing import Any
 from dmbench import atomic
 from dmbench.candidates.base import CandidateOutput
 from dmbench.errors import PackageError
+from dmbench.inputs import BOM
 from dmbench.runs.jsonl import append_line, json_line, read_rows
 
 RUNS_DIR = "runs"
@@ -68,6 +69,9 @@ class RunInfo:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RunInfo:
+        for name in ("settings", "provenance", "totals"):
+            if not isinstance(data.get(name, {}), dict):
+                raise TypeError(f"{name} is {data[name]!r}, not an object")
         return cls(**data)
 
 
@@ -175,7 +179,13 @@ def open_run(package_dir: Path, info: RunInfo) -> Run:
 def load_run(path: Path) -> Run:
     run_file = Path(path) / RUN_FILE
     try:
-        info = RunInfo.from_dict(json.loads(run_file.read_text(encoding="utf-8")))
+        raw = run_file.read_bytes()
+        if raw.startswith(BOM):
+            raise PackageError(
+                f"{run_file}: the file starts with a byte-order mark (BOM)",
+                hint="save it as UTF-8 without a BOM",
+            )
+        info = RunInfo.from_dict(json.loads(raw.decode("utf-8")))
     except (OSError, ValueError, TypeError, AttributeError, RecursionError) as exc:
         raise PackageError(f"{run_file}: cannot read run ({exc})") from exc
     return Run(Path(path), info)

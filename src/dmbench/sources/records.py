@@ -121,6 +121,8 @@ def read_records(path: Path) -> list[BenchmarkRecord]:
         rows = read_csv(path)
     except FileNotFoundError:
         raise PackageError(f"{path}: no records; run `dmbench build` first") from None
+    if not rows:
+        raise PackageError(f"{path}: holds no records", hint="rebuild the package")
     records = []
     for line, row in rows:
         where = f"{path}, line {line}, record {row.get('record_id')!r}"
