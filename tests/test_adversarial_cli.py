@@ -96,6 +96,7 @@ def test_an_output_folder_that_cannot_be_made_is_one_line(package_copy, tmp_path
     assert str(blocker) in result.output and "hint:" in result.output
 
 
+@pytest.mark.needs_shared  # generate reads the prompts from the sources before the hosts
 @pytest.mark.parametrize("host", ["http://[::1", "http://127.0.0.1:99999", "http://:80"])
 def test_a_malformed_host_is_one_line(host):
     result = run(

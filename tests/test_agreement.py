@@ -23,6 +23,8 @@ from dmbench.tables.agreement import (
     agreement_table,
 )
 
+pytestmark = pytest.mark.needs_shared  # the study data are read from ../shared/upstream
+
 STUDY_KEYS = {
     "mad": "mad_{}_delta_f1",
     "residual_std": "residual_std_{}",
