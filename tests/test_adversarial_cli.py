@@ -229,6 +229,7 @@ def test_non_utf8_package_files_are_one_line(package_copy, name):
 CR_ONLY = "@startuml\rclass A\rclass B\r@enduml"
 
 
+@pytest.mark.needs_nltk
 def test_cr_only_line_endings_are_named_not_silent(tmp_path):
     path = tmp_path / "cr.puml"
     path.write_bytes(CR_ONLY.encode())
