@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -25,6 +26,29 @@ GOLDEN = SHARED / "golden"
 def read_jsonl(path: Path) -> list[dict]:
     with path.open(encoding="utf-8") as handle:
         return [json.loads(line) for line in handle if line.strip()]
+
+
+def score_pairs_from_shell(pairs, metric: str, tmp_path: Path) -> list[dict]:
+    """Run the installed ``dmbench score-pairs --jsonl`` on (reference, generated) pairs, ids
+    ``"0"``, ``"1"``, ...; returns its output lines."""
+    batch = tmp_path / "pairs.jsonl"
+    batch.write_text(
+        "".join(
+            json.dumps({"id": str(i), "reference": ref, "generated": gen}) + "\n"
+            for i, (ref, gen) in enumerate(pairs)
+        ),
+        encoding="utf-8",
+    )
+    dmbench = Path(sys.executable).with_name("dmbench")
+    result = subprocess.run(
+        [str(dmbench), "score-pairs", "--jsonl", str(batch), "--metric", metric],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=600,
+    )
+    assert result.returncode == 0, result.stderr
+    return [json.loads(line) for line in result.stdout.splitlines()]
 
 
 #: Why a test that needs ../shared is skipped; CI has ../shared, so there every test runs.

@@ -9,13 +9,11 @@ The PlantUML strings are found by sha256 among the published upstream strings.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import read_jsonl
+from conftest import read_jsonl, score_pairs_from_shell
 from results_support import copy_package
 
 from dmbench.cli import main
@@ -25,9 +23,9 @@ from dmbench.metrics import EMPTY_GENERATED_MODEL, SCORE_NAMES, get_metric, scor
 from dmbench.metrics._contract import ContractViolation
 from dmbench.package import load_records, validate_package
 from dmbench.plantuml import ParseError, parse_compat
-from dmbench.sources.published import texts_by_sha256
 from dmbench.runs.scores import read_scores
 from dmbench.runs.store import list_runs
+from dmbench.sources.published import texts_by_sha256
 
 STUDY_METRICS = ("metrik-1", "metrik-2")
 
@@ -130,23 +128,7 @@ def test_cli_score_pairs_gives_the_golden_view(metric, golden, texts, views, tmp
     golden pair, which is upstream's scores or 0/0/0 with the error."""
     rows = golden[metric]
     pairs = _pairs(rows, texts)
-    batch = tmp_path / "pairs.jsonl"
-    batch.write_text(
-        "".join(
-            json.dumps({"id": str(i), "reference": ref, "generated": gen}) + "\n"
-            for i, (ref, gen) in enumerate(pairs)
-        ),
-        encoding="utf-8",
-    )
-    dmbench = Path(sys.executable).with_name("dmbench")
-    result = subprocess.run(
-        [str(dmbench), "score-pairs", "--jsonl", str(batch), "--metric", metric],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert result.returncode == 0, result.stderr
-    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    lines = score_pairs_from_shell(pairs, metric, tmp_path)
     assert lines == [{"id": str(i), **score.to_dict()} for i, score in enumerate(views[metric])]
     for line, row in zip(lines, rows, strict=True):
         if row["error"] is None:

@@ -9,14 +9,20 @@ every pair once per metric (module fixture); the parity and command-line tests s
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import networkx as nx
 import pytest
-from dmbench.metrics import EMPTY_GENERATED_MODEL, explain, get_metric, score_benchmark_many
-from dmbench.metrics import metrik3, metrik5
+from conftest import score_pairs_from_shell
+
+from dmbench.metrics import (
+    EMPTY_GENERATED_MODEL,
+    explain,
+    get_metric,
+    metrik3,
+    metrik5,
+    score_benchmark_many,
+)
 from dmbench.metrics._normalise import normalise
 from dmbench.plantuml import parse
 from dmbench.sources.published import texts_by_sha256
@@ -301,24 +307,7 @@ def test_score_pairs_from_the_shell(metric, golden, library, tmp_path):
         _diagram(*(f"B{i} -- B{i + 1}" for i in range(12))),
     )
     pairs = [row["pair"] for row in golden[metric]] + [pathological]
-    batch = tmp_path / "pairs.jsonl"
-    batch.write_text(
-        "".join(
-            json.dumps({"id": str(i), "reference": ref, "generated": gen}) + "\n"
-            for i, (ref, gen) in enumerate(pairs)
-        ),
-        encoding="utf-8",
-    )
-    dmbench = Path(sys.executable).with_name("dmbench")
-    result = subprocess.run(
-        [str(dmbench), "score-pairs", "--jsonl", str(batch), "--metric", metric],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=600,
-    )
-    assert result.returncode == 0, result.stderr
-    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    lines = score_pairs_from_shell(pairs, metric, tmp_path)
     assert lines[:-1] == [{"id": str(i), **s.to_dict()} for i, s in enumerate(library[metric])]
     last = lines[-1]
     if metric == "metrik-3":
