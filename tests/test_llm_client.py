@@ -155,22 +155,44 @@ class TestFailures:
         assert len(fake_ollama.chats()) == 1
 
     def test_reply_slower_than_the_timeout(self, fake_ollama, tmp_path):
-        """A reply later than the timeout is a ReadTimeout (retried, then reported)."""
+        """A reply later than the timeout is a ReadTimeout; the call's deadline is spent, so
+        it is not retried."""
         fake_ollama.script.extend([Reply("late", delay=1.0)] * 2)
         chat = make_chat(fake_ollama, tmp_path, timeout=0.25, retries=1)
-        with pytest.raises(ChatError, match=r"^ReadTimeout: .*no reply within 0.25 s"):
+        with pytest.raises(ChatError, match=r"^ReadTimeout: .*no reply within 0.25 s") as caught:
             chat.chat("s", "u", Options())
-        assert len(fake_ollama.chats()) == 2
+        assert len(fake_ollama.chats()) == 1
+        assert caught.value.call["attempts"] == 1
 
-    def test_a_trickling_reply_ends_at_the_timeout(self, fake_ollama, tmp_path):
-        """One byte every 0.1 s keeps every read inside the timeout; the call still ends at it."""
-        fake_ollama.script.append(Reply("slow " * 20, trickle=0.1))
-        chat = make_chat(fake_ollama, tmp_path, timeout=1.0, retries=0)
+    def test_a_trickling_reply_ends_the_call_at_the_timeout(self, fake_ollama, tmp_path):
+        """One byte a second keeps every read inside the timeout; the call, retries included
+        (the defaults: 2 retries, 2 s backoff), still ends at the timeout."""
+        fake_ollama.script.extend([Reply("slow " * 20, trickle=1.0)] * 3)
+        chat = OllamaChat(MODEL, hosts=[fake_ollama.url], timeout=2.0)
         started = time.monotonic()
-        with pytest.raises(ChatError, match=r"^ReadTimeout: .*no reply within 1 s") as caught:
+        with pytest.raises(ChatError, match=r"^ReadTimeout: .*no reply within 2 s") as caught:
             chat.chat("s", "u", Options())
-        assert time.monotonic() - started < 5  # the reply alone would take 40 s
+        elapsed = time.monotonic() - started
+        assert 2.0 <= elapsed < 3.0  # the reply alone would take 300 s, three attempts 6 s
+        assert caught.value.call["attempts"] == 1
         assert caught.value.call["error"]["reported"] == "ReadTimeout"
+
+    def test_a_transient_failure_is_retried_while_the_deadline_leaves_room(
+        self, fake_ollama, tmp_path
+    ):
+        fake_ollama.script.extend([Reply(status=500), Reply("second")])
+        reply = make_chat(fake_ollama, tmp_path, timeout=5.0, backoff=0.1).chat("s", "u", Options())
+        assert reply.text == "second" and reply.call["attempts"] == 2
+
+    def test_no_retry_whose_wait_would_pass_the_deadline(self, fake_ollama, tmp_path):
+        """A 5xx with a 10 s backoff and a 1 s timeout: reported at once, not slept on."""
+        fake_ollama.script.extend([Reply(status=500), Reply("too late")])
+        chat = make_chat(fake_ollama, tmp_path, timeout=1.0, backoff=10.0)
+        started = time.monotonic()
+        with pytest.raises(ChatError, match=r"^HTTPError: 500 ") as caught:
+            chat.chat("s", "u", Options())
+        assert time.monotonic() - started < 1.0
+        assert caught.value.call["attempts"] == 1 and len(fake_ollama.chats()) == 1
 
     def test_an_endless_reply_stops_at_the_size_limit(self, fake_ollama, tmp_path):
         fake_ollama.script.append(Reply(endless=True))

@@ -101,7 +101,7 @@ from dmbench.workflows import generate_dataset_runs
     "--timeout",
     type=click.FloatRange(min=0, min_open=True),
     default=None,
-    help="Seconds an LLM call may take (connect and reply) [default: 600, as upstream].",
+    help="Seconds an LLM call may take in all, retries included [default: 600, as upstream].",
 )
 @click.option(
     "--think/--no-think",

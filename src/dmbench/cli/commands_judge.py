@@ -99,7 +99,7 @@ def _split(values: tuple[str, ...]) -> list[str]:
               show_default=True,
               help="Smallest context window; raised per call when both diagrams need more.")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=DEFAULT_TIMEOUT,
-              show_default=True, help="Seconds a judge call may take.")
+              show_default=True, help="Seconds a judge call may take in all, retries included.")
 @click.option("--retry-failed", is_flag=True,
               help="Resuming a stored judge run: ask again about the instances that failed.")
 @click.option("--quiet", is_flag=True,

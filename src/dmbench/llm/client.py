@@ -23,9 +23,12 @@ other ``httpx.TimeoutException`` (read, write...)   ``ReadTimeout``     yes
 more than ``MAX_REPLY_BYTES`` read (dmbench's own)  ``ReplyTooLarge``   no
 =================================================  ==================  =========
 
-The timeout bounds each attempt as a whole, from connecting to the reply's last byte, not
-each read (httpx's timeout alone lets a server sending a byte a second hold a call forever),
-and a call reads at most ``MAX_REPLY_BYTES``, so an endless reply cannot exhaust memory.
+The timeout is the call's deadline: it bounds the whole call, every attempt from connecting
+to the reply's last byte and the waits between them, not each read (httpx's timeout alone lets
+a server sending a byte a second hold a call forever). A retry is made only while the deadline
+leaves room for its wait, so a timed-out call is not retried. Upstream made one attempt with
+``requests``' per-read timeout; the retries and the deadline are dmbench's. Each attempt reads
+at most ``MAX_REPLY_BYTES``, so an endless reply cannot exhaust memory.
 
 The ``HTTPError`` message follows the ``requests`` form (``500 Server Error: Internal Server
 Error for url: <url>``); the other messages are dmbench's own.
@@ -135,6 +138,17 @@ class _Budget:
 _budget = threading.local()
 
 
+def _within_deadline(timeout: float | None) -> float | None:
+    """``timeout`` cut to what the calling thread's deadline leaves."""
+    budget: _Budget | None = getattr(_budget, "current", None)
+    if budget is None:
+        return timeout
+    remaining = budget.deadline - time.monotonic()
+    if remaining <= 0:
+        raise httpcore.ReadTimeout("the call's deadline has passed")
+    return remaining if timeout is None else min(timeout, remaining)
+
+
 class _BoundedStream(httpcore.NetworkStream):
     """A socket whose reads and writes stop at the calling thread's budget: the call's deadline
     (httpx's own timeout bounds each read, so one byte a second would never end) and its size."""
@@ -142,17 +156,8 @@ class _BoundedStream(httpcore.NetworkStream):
     def __init__(self, inner: httpcore.NetworkStream) -> None:
         self._inner = inner
 
-    def _timeout(self, timeout: float | None) -> float | None:
-        budget: _Budget | None = getattr(_budget, "current", None)
-        if budget is None:
-            return timeout
-        remaining = budget.deadline - time.monotonic()
-        if remaining <= 0:
-            raise httpcore.ReadTimeout("the call's deadline has passed")
-        return remaining if timeout is None else min(timeout, remaining)
-
     def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
-        data = self._inner.read(max_bytes, self._timeout(timeout))
+        data = self._inner.read(max_bytes, _within_deadline(timeout))
         budget: _Budget | None = getattr(_budget, "current", None)
         if budget is not None:
             budget.bytes_left -= len(data)
@@ -161,7 +166,7 @@ class _BoundedStream(httpcore.NetworkStream):
         return data
 
     def write(self, buffer: bytes, timeout: float | None = None) -> None:
-        self._inner.write(buffer, self._timeout(timeout))
+        self._inner.write(buffer, _within_deadline(timeout))
 
     def close(self) -> None:
         self._inner.close()
@@ -177,11 +182,17 @@ class _BoundedBackend(httpcore.NetworkBackend):
     def __init__(self) -> None:
         self._inner = httpcore.SyncBackend()
 
-    def connect_tcp(self, *args: Any, **kwargs: Any) -> httpcore.NetworkStream:
-        return _BoundedStream(self._inner.connect_tcp(*args, **kwargs))
+    def connect_tcp(
+        self, host: str, port: int, timeout: float | None = None, **kwargs: Any
+    ) -> httpcore.NetworkStream:
+        inner = self._inner.connect_tcp(host, port, _within_deadline(timeout), **kwargs)
+        return _BoundedStream(inner)
 
-    def connect_unix_socket(self, *args: Any, **kwargs: Any) -> httpcore.NetworkStream:
-        return _BoundedStream(self._inner.connect_unix_socket(*args, **kwargs))
+    def connect_unix_socket(
+        self, path: str, timeout: float | None = None, **kwargs: Any
+    ) -> httpcore.NetworkStream:
+        inner = self._inner.connect_unix_socket(path, _within_deadline(timeout), **kwargs)
+        return _BoundedStream(inner)
 
     def sleep(self, seconds: float) -> None:
         self._inner.sleep(seconds)
@@ -408,16 +419,17 @@ class OllamaChat:
         host: str | None = None,
         retry_refused: bool = True,
     ) -> tuple[T, str, int]:
-        """Run ``request`` on ``host`` (or the least busy one); retry transient failures.
+        """Run ``request`` on ``host`` (or the least busy one); retry transient failures while
+        the call's deadline leaves room.
 
         ``retry_refused=False`` gives up at once when nobody listens (used at a run's start,
         where such a host is dropped rather than waited for)."""
+        deadline = time.monotonic() + self.timeout
         attempt = 0
         while True:
             attempt += 1
             chosen = self._acquire(host)
-            # each attempt, connection to last byte, ends by the timeout and reads a bounded size
-            _budget.current = _Budget(time.monotonic() + self.timeout, self.max_reply_bytes)
+            _budget.current = _Budget(deadline, self.max_reply_bytes)
             try:
                 return request(self._clients[chosen]), chosen, attempt
             except Exception as exc:  # every failure is classified and reported, none is lost
@@ -426,7 +438,8 @@ class OllamaChat:
                 )
                 if not retry_refused and isinstance(exc, ConnectionError | httpx.ConnectError):
                     retry = False
-                if not retry or attempt > self.retries:
+                wait = self.backoff * 2 ** (attempt - 1)
+                if not retry or attempt > self.retries or time.monotonic() + wait >= deadline:
                     raise ChatError(
                         reported,
                         message,
@@ -435,7 +448,7 @@ class OllamaChat:
             finally:
                 _budget.current = None
                 self._release(chosen)
-            time.sleep(self.backoff * 2 ** (attempt - 1))
+            time.sleep(wait)
 
     # -- what runs on the server ---------------------------------------------------------------
 
