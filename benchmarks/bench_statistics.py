@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import sys
 import time
-from pathlib import Path
 
 from dmbench import paths
 from dmbench.metrics import PUBLISHED_METRIC, STANDARD_METRIC
