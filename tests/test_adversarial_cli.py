@@ -96,9 +96,10 @@ def test_an_output_folder_that_cannot_be_made_is_one_line(package_copy, tmp_path
     assert str(blocker) in result.output and "hint:" in result.output
 
 
-@pytest.mark.needs_shared  # generate reads the prompts from the sources before the hosts
 @pytest.mark.parametrize("host", ["http://[::1", "http://127.0.0.1:99999", "http://:80"])
-def test_a_malformed_host_is_one_line(host):
+def test_a_malformed_host_is_one_line(host, monkeypatch, tmp_path):
+    """Refused before anything is read: here no sources exist to read the prompts from."""
+    monkeypatch.setenv("DMBENCH_SOURCES", str(tmp_path / "no-sources"))
     result = run(
         "generate",
         "--candidate",

@@ -368,13 +368,14 @@ def test_a_timeout_must_be_a_positive_finite_number(timeout):
         OllamaChat(MODEL, hosts=["http://127.0.0.1:9"], timeout=timeout)
 
 
-@pytest.mark.needs_shared  # generate reads the prompts from the sources first
-def test_the_command_line_refuses_nan_before_any_run(tmp_path):
-    """`--temperature nan` once went into run.json as NaN: an invalid, unresumable package."""
+def test_the_command_line_refuses_nan_before_any_run(tmp_path, monkeypatch):
+    """`--temperature nan` once went into run.json as NaN: an invalid, unresumable package.
+    It is refused before anything is read: here no sources exist to read the prompts from."""
     from click.testing import CliRunner
 
     from dmbench.cli import main
 
+    monkeypatch.setenv("DMBENCH_SOURCES", str(tmp_path / "no-sources"))
     result = CliRunner().invoke(
         main,
         [
