@@ -12,7 +12,10 @@ thousands of objects, which no longer fit the CPU's caches, and the collector's 
 them all. So each shape also gets a ``control`` row, a pass that is linear by construction
 (split the input into lines, keep one small object per line), timed the same way. The last
 column divides each step's 100x/10x ratio by what linear growth measures here: 10, or the
-control's ratio where that is larger. About 1 or less: linear; 10 would be quadratic. The last shape is two diagrams of n classes scored against
+control's ratio where that is larger. About 1 or less: linear; 10 would be quadratic.
+``--work`` counts instead the Python lines each step executes (the readers, lark, the validator
+and metrik-4 are Python; only a regular expression's own steps go uncounted): a measure no cache
+or load can change, slower to take. The last shape is two diagrams of n classes scored against
 each other: metrik-4 compares every class pair, so its time is given per pair (n * n pairs).
 """
 
@@ -51,6 +54,25 @@ SHAPES: dict[str, tuple[Callable[[int], str], str]] = {
     "open cardinality quote, letters": (lambda n: _wrap('A -- "' + "o" * 1000 * n + "!\n"), "1000"),
     "inline enum without '}'": (lambda n: _wrap("enum A {" + " " * 1000 * n + "!\n"), "1000"),
 }
+
+
+def _python_lines(action: Callable[[], object]) -> float:
+    """Thousands of Python lines ``action`` executes."""
+    count = 0
+
+    def trace(frame: object, event: str, arg: object) -> Callable[..., object]:
+        nonlocal count
+        count += event == "line"
+        return trace
+
+    sys.settrace(trace)
+    try:
+        action()
+    except ParseError:
+        pass
+    finally:
+        sys.settrace(None)
+    return count / 1e3
 
 
 def _seconds(action: Callable[[], object], repeats: int = 5) -> float:
@@ -104,7 +126,12 @@ def main() -> int:
     parser.add_argument(
         "--only", metavar="TEXT", default="", help="only the shapes whose name contains TEXT"
     )
+    parser.add_argument(
+        "--work", action="store_true", help="count Python lines executed instead of CPU time"
+    )
     args = parser.parse_args()
+    measure = _python_lines if args.work else _seconds
+    measured = "thousands of Python lines executed" if args.work else "CPU seconds, best of 5"
     scales = (1, 10, 100)[: 2 if args.max_scale == 10 else 3]
     parse(REFERENCE, "standard")  # build the parser and load WordNet outside the timings
     score_benchmark(REFERENCE, REFERENCE)
@@ -119,7 +146,8 @@ def main() -> int:
         "extract": extract_plantuml,
         "score": lambda text: score_benchmark(REFERENCE, text),
     }
-    header = "  ".join(f"{f'{x}x s':>9}" for x in scales)
+    print(f"{measured} at each size")
+    header = "  ".join(f"{f'{x}x':>9}" for x in scales)
     last = "  vs linear" if len(scales) == 3 else ""
     print(f"{'shape (1x)':<52} {'step':<9} {header}   ratios 10x/1x, 100x/10x{last}")
     worst: tuple[float, str] = (0.0, "")
@@ -129,9 +157,9 @@ def main() -> int:
         texts = [make(scale) for scale in scales]
         control: list[float] = []
         for step, action in {"control": _linear_control, **steps}.items():
-            times = [_seconds(lambda text=text: action(text)) for text in texts]
+            times = [measure(lambda text=text: action(text)) for text in texts]
             control = control or _growth(times)
-            cells = "  ".join(f"{t:9.4f}" for t in times)
+            cells = "  ".join(f"{t:9.1f}" if args.work else f"{t:9.4f}" for t in times)
             label = f"{name} ({unit}, {len(texts[0]):,} chars)" if step == "control" else ""
             beyond = ""
             if len(scales) == 3 and step != "control":
