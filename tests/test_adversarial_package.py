@@ -60,7 +60,7 @@ def replace(src, dst):
     real_replace(src, dst)
     dst = Path(dst).resolve()
     into = "package" if dst.parent == Path(sys.argv[1]).resolve() else dst.parent.name
-    if dst.name == sys.argv[3] and into.startswith(sys.argv[4]):
+    if dst.name.startswith(sys.argv[3]) and into.startswith(sys.argv[4]):
         os.kill(os.getpid(), signal.SIGKILL)
 os.replace = replace
 from dmbench.package.build import build
@@ -69,8 +69,8 @@ build(Path(sys.argv[1]), Path(sys.argv[2]))
 
 
 def _killed_build(package: Path, upstream: Path, moved: str, into: str) -> None:
-    """A build SIGKILLed right after ``os.replace`` moved ``moved`` into ``into`` (the package,
-    or the retired folder)."""
+    """A build SIGKILLed right after ``os.replace`` moved ``moved`` (a name or its start) into
+    ``into`` (the package, or the retired folder)."""
     script = textwrap.dedent(KILLED_BUILD)
     args = [sys.executable, "-c", script, str(package), str(upstream), moved, into]
     assert subprocess.run(args, check=False).returncode == -9
@@ -97,12 +97,54 @@ def test_a_swap_killed_after_its_commit_point_is_completed(package_copy, upstrea
     assert validate_package(package_copy).valid
 
 
-def test_a_killed_build_leaves_no_staging_folder_behind(package_copy, upstream_dir):
+def test_a_build_killed_with_the_old_runs_aside_loses_no_run(package_copy, upstream_dir):
+    """The rebuild writes the very same descriptor, so the descriptor cannot tell the next
+    command whether the swap was done: once, that lost every generated run."""
+    run_dir = _generated_run(package_copy, _output_line("ds2-LabTracker"))
+    build(package_copy, upstream_dir)  # now the run is in the descriptor a rebuild writes
+    before = _tree_digest(package_copy)
     _killed_build(package_copy, upstream_dir, "runs", ".dmbench-retired-")  # old runs/ aside
     assert not (package_copy / "runs").exists()
-    build(package_copy, upstream_dir)
+    result = build(package_copy, upstream_dir)
+    assert result.runs_carried_over == 1
     assert not list(package_copy.glob(".dmbench-*-*"))
-    assert (package_copy / "runs").is_dir()
+    assert (run_dir / "outputs.jsonl").read_bytes() == _output_line("ds2-LabTracker")
+    assert _tree_digest(package_copy) == before
+
+
+def test_tables_after_a_killed_build_are_the_tables_before_it(package_copy, upstream_dir, tmp_path):
+    """A reader finishes the swap too: `tables` on a package lacking runs/ once wrote an
+    empty Table 2 and exited 0."""
+    for out in ("before", "after"):
+        if out == "after":
+            _killed_build(package_copy, upstream_dir, "runs", ".dmbench-retired-")
+        result = CliRunner().invoke(
+            main, ["tables", "--package", str(package_copy), "--out", str(tmp_path / out)]
+        )
+        assert result.exit_code == 0, result.output
+    assert _tree_digest(tmp_path / "after") == _tree_digest(tmp_path / "before")
+    assert not list(package_copy.glob(".dmbench-*-*"))
+
+
+def test_a_build_killed_with_the_old_descriptor_aside_is_rolled_back(package_copy, upstream_dir):
+    _generated_run(package_copy, _output_line("ds2-LabTracker"))
+    before = _tree_digest(package_copy)
+    _killed_build(package_copy, upstream_dir, "datapackage.json", ".dmbench-retired-")
+    assert not (package_copy / "datapackage.json").exists()
+    CliRunner().invoke(main, ["score", "--package", str(package_copy), "--runs", "x"])
+    assert not list(package_copy.glob(".dmbench-*-*"))
+    assert _tree_digest(package_copy) == before
+
+
+def test_a_build_killed_while_deleting_the_replaced_package_is_finished(
+    package_copy, upstream_dir
+):
+    _generated_run(package_copy, _output_line("ds2-LabTracker"))
+    _killed_build(package_copy, upstream_dir, ".dmbench-discard-", "package")
+    assert list(package_copy.glob(".dmbench-discard-*"))
+    CliRunner().invoke(main, ["score", "--package", str(package_copy), "--runs", "x"])
+    assert not list(package_copy.glob(".dmbench-*-*"))
+    assert validate_package(package_copy).valid
 
 
 def test_host_credentials_never_reach_the_package(package_copy, upstream_dir, fake_ollama):

@@ -6,6 +6,8 @@ from pathlib import Path
 
 from dmbench.errors import NotAPackageError
 from dmbench.package.descriptor import DESCRIPTOR
+from dmbench.package.lock import package_lock
+from dmbench.package.swap import RETIRED_PREFIX
 from dmbench.sources.records import RECORDS_PATH
 
 NOT_A_PACKAGE_HINT = "cd into the package or pass --package DIR; `dmbench build` makes one"
@@ -15,8 +17,13 @@ def require_package(package_dir: Path, *, built: bool = True) -> Path:
     """``package_dir`` when it holds a built package (or, with ``built=False``, its records).
 
     A folder that holds neither is refused with nothing written there, not even the lock file.
+    A swap that a killed build left half done is first finished or rolled back, so no command
+    reads a package that lacks folders (``tables`` once wrote an empty Table 2 from one).
     """
     package_dir = Path(package_dir)
+    if any(package_dir.glob(f"{RETIRED_PREFIX}*")):
+        with package_lock(package_dir):  # finishes or rolls back the killed build's swap
+            pass
     needed = DESCRIPTOR if built else RECORDS_PATH
     if not (package_dir / needed).is_file():
         raise NotAPackageError(
