@@ -53,6 +53,47 @@ def test_parse_jsonl_refuses_deep_nesting_in_one_line(tmp_path):
     assert result.exit_code == 1 and "nested too deeply" in result.output
 
 
+HOSTILE_LINES = [
+    (b"[" * 100_000 + b"]" * 100_000, "JSON nested too deeply"),
+    (
+        json.dumps({"id": "\ud800", "text": "t"}).encode(),
+        "a string holds a lone surrogate (\\ud800)",
+    ),
+    ('{"id": "a", "text": "caf\xe9"}'.encode("latin-1"), "not UTF-8 text (byte 0xe9"),
+    (
+        b"\xef\xbb\xbf" + json.dumps({"id": "a", "text": "t"}).encode(),
+        "the line starts with a byte-order mark",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("line", "message"), HOSTILE_LINES, ids=["deep", "surrogate", "latin-1", "bom"]
+)
+def test_generate_records_refuses_a_hostile_line_in_one_line(tmp_path, line, message):
+    path = tmp_path / "records.jsonl"
+    path.write_bytes(
+        json.dumps({"id": "ok", "text": "A shop sells books."}).encode() + b"\n" + line
+    )
+    result = run("generate", "--candidate", "rule_based", "--records", str(path))
+    assert result.exit_code == 1
+    assert result.output.startswith(f"Error: {path}, line 2: {message}"), result.output
+
+
+@pytest.mark.parametrize(
+    ("line", "message"), HOSTILE_LINES, ids=["deep", "surrogate", "latin-1", "bom"]
+)
+def test_judge_pairs_refuses_a_hostile_line_in_one_line(tmp_path, line, message):
+    path = tmp_path / "pairs.jsonl"
+    path.write_bytes(line)
+    result = run(
+        "judge", "--pairs", str(path), "--model", "m", "--host", "http://127.0.0.1:9",
+        "--package", str(tmp_path),
+    )  # fmt: skip
+    assert result.exit_code == 1
+    assert f"{path}, line 1: {message}" in result.output, result.output
+
+
 @pytest.mark.parametrize("descriptor", [b"", b"{", b"[]", b'{"resources": 5}', b"\xff"])
 def test_validate_reports_a_broken_descriptor(package_copy, descriptor):
     (package_copy / "datapackage.json").write_bytes(descriptor)

@@ -47,6 +47,28 @@ def decode(data: bytes, name: str, line: int | None = None) -> str:
         ) from None
 
 
+def json_line(raw: bytes | str, where: str) -> Any:
+    """One line of a JSON-lines file, parsed; any way it is not storable JSON is an
+    ``InputError`` starting with ``where`` (the file and line)."""
+    line = decode(raw, where) if isinstance(raw, bytes) else raw
+    if line.startswith("\ufeff"):
+        raise InputError(
+            f"{where}: the line starts with a byte-order mark (BOM)",
+            hint="save the file as UTF-8 without a BOM",
+        )
+    try:
+        item = json.loads(line)
+        json.dumps(item, ensure_ascii=False).encode("utf-8")
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{where}: not JSON ({exc.msg})") from None
+    except RecursionError:
+        raise InputError(f"{where}: JSON nested too deeply") from None
+    except UnicodeEncodeError as exc:
+        bad = f"\\u{ord(exc.object[exc.start]):04x}"
+        raise InputError(f"{where}: a string holds a lone surrogate ({bad})") from None
+    return item
+
+
 def read_text(path: Path | str) -> str:
     return decode(read_bytes(path), display_name(path))
 
@@ -65,19 +87,9 @@ def json_objects(path: Path | str, fields: dict[str, type]) -> Iterator[tuple[in
             hint="save it as UTF-8 without a BOM",
         )
     for number, raw in enumerate(data.split(b"\n"), start=1):  # \n only: U+2028
-        line = decode(raw, name, number)
-        if not line.strip():
+        if not raw.strip():
             continue
-        try:
-            item = json.loads(line)
-            json.dumps(item, ensure_ascii=False).encode("utf-8")
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{name}:{number}: not JSON ({exc.msg})") from None
-        except RecursionError:
-            raise InputError(f"{name}:{number}: JSON nested too deeply") from None
-        except UnicodeEncodeError as exc:
-            bad = f"\\u{ord(exc.object[exc.start]):04x}"
-            raise InputError(f"{name}:{number}: a string holds a lone surrogate ({bad})") from None
+        item = json_line(raw, f"{name}:{number}")
         if not isinstance(item, dict) or not all(
             field in item and isinstance(item[field], kind) for field, kind in fields.items()
         ):

@@ -37,7 +37,7 @@ from dmbench.workflows import generate_dataset_runs
 @click.option(
     "--records",
     "records_file",
-    type=click.File("r", encoding="utf-8"),
+    type=click.File("rb"),
     default=None,
     help='Your own records instead: a JSON-lines file ({"id", "text"} per line, - for stdin); '
     'prints {"id", "generated", "failed", "error"} lines.',
@@ -146,7 +146,7 @@ def generate(
             )
     elif records_file is not None and dataset is None:
         _reject_for_records(runs=runs > 1 or _given("runs"), quiet=quiet)
-        records = read_records_file(records_file, source=records_file.name)
+        records = read_records_file(records_file, source=getattr(records_file, "name", "<stdin>"))
         for row in generate_records(get_candidate(candidate, **settings), records):
             click.echo(json.dumps(row, ensure_ascii=False))
     else:

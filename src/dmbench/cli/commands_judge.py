@@ -41,7 +41,7 @@ def _split(values: tuple[str, ...]) -> list[str]:
 @click.option(
     "--pairs",
     "pairs_file",
-    type=click.File("r", encoding="utf-8"),
+    type=click.File("rb"),
     default=None,
     help='Your own pairs: JSON lines {"id", "text", "reference", "generated"} (+ "type", '
     '"caption"; - for stdin); prints one result line per pair, in input order.',
@@ -157,7 +157,7 @@ def judge(
                 "--quiet and --retry-failed are for stored judge runs (--runs, --canonical, "
                 "--study)"
             )
-        instances = read_pairs(pairs_file, source=pairs_file.name)
+        instances = read_pairs(pairs_file, source=getattr(pairs_file, "name", "<stdin>"))
         if control == "identity":
             instances = [_identity(i) for i in instances]
         _check_judges(judges)

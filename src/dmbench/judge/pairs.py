@@ -6,11 +6,11 @@ No package is needed; the reply cache goes where ``--package`` says, as for ``ge
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Sequence
 from typing import IO, Any
 
 from dmbench.errors import InputError
+from dmbench.inputs import json_line
 from dmbench.judge.judging import Instance, Judge, Judged, judge_in_order
 
 _REQUIRED = ("id", "text", "reference", "generated")
@@ -33,18 +33,17 @@ class PairsFileError(InputError):
     """A ``--pairs`` line that is not a pair."""
 
 
-def read_pairs(handle: IO[str], source: str = "<pairs>") -> list[Instance]:
-    """Instances from JSON lines ``{"id", "text", "reference", "generated"}`` (+ type, caption)."""
+def read_pairs(handle: IO[bytes] | IO[str], source: str = "<pairs>") -> list[Instance]:
+    """Instances from JSON lines ``{"id", "text", "reference", "generated"}`` (+ type, caption).
+
+    A binary handle is split on ``\n`` only and decoded line by line (see ``json_line``)."""
     instances: list[Instance] = []
     seen: set[str] = set()
     for number, line in enumerate(handle, start=1):
         if not line.strip():
             continue
         where = f"{source}, line {number}"
-        try:
-            data: Any = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise PairsFileError(f"{where}: not JSON ({exc.msg})") from exc
+        data: Any = json_line(line, where)
         if not isinstance(data, dict):
             raise PairsFileError(f'{where}: expected {{"id", "text", "reference", "generated"}}')
         missing = [key for key in _REQUIRED if not isinstance(data.get(key), str)]

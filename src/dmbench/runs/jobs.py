@@ -7,12 +7,12 @@ the benchmark datasets are stored in the package by ``dmbench.workflows``.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator
 from typing import IO, Any
 
 from dmbench.candidates.base import Candidate, CandidateOutput, Record
 from dmbench.errors import InputError, MissingPrerequisiteError
+from dmbench.inputs import json_line
 from dmbench.runs.generate import iter_outputs
 
 
@@ -33,17 +33,17 @@ def check_ready(candidate: Candidate) -> None:
         raise MissingPrerequisiteError(problem)
 
 
-def read_records_file(handle: IO[str], source: str = "<records>") -> list[Record]:
-    """Records from JSON lines ``{"id": ..., "text": ...}``; blank lines are skipped."""
+def read_records_file(handle: IO[bytes] | IO[str], source: str = "<records>") -> list[Record]:
+    """Records from JSON lines ``{"id": ..., "text": ...}``; blank lines are skipped.
+
+    A binary handle is split on ``\n`` only and decoded line by line, so a line that is not
+    UTF-8 is named like any other bad line."""
     records: list[Record] = []
     seen: set[str] = set()
     for number, line in enumerate(handle, start=1):
         if not line.strip():
             continue
-        try:
-            data: Any = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise RecordsFileError(source, number, f"not JSON ({exc.msg})") from exc
+        data: Any = json_line(line, f"{source}, line {number}")
         if not (
             isinstance(data, dict)
             and isinstance(data.get("id"), str)
