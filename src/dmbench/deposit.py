@@ -39,7 +39,6 @@ from dmbench.package.archive import (
     zip_bytes,
 )
 from dmbench.package.build import install_schemas
-from dmbench.package.swap import PACKAGE_FOLDERS
 from dmbench.package.descriptor import (
     DESCRIPTOR,
     LICENSES_DIR,
@@ -50,6 +49,7 @@ from dmbench.package.descriptor import (
     write_descriptor,
 )
 from dmbench.package.metadata import DOI_PLACEHOLDER, zenodo
+from dmbench.package.swap import PACKAGE_FOLDERS
 from dmbench.package.zenodo import Draft, UploadedFile, ZenodoClient
 from dmbench.paths import PACKAGE_NLTK_DIR
 from dmbench.tables.published import published_tables

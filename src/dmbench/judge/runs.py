@@ -22,7 +22,7 @@ from dmbench.clock import now_utc
 from dmbench.errors import PackageError
 from dmbench.hashing import sha256_text
 from dmbench.judge.criteria import Criteria, parse_criteria
-from dmbench.judge.judging import Instance, Judge, JudgeOptions, Judged, judge_all
+from dmbench.judge.judging import Instance, Judge, Judged, JudgeOptions, judge_all
 from dmbench.judge.prompt import PROMPT_VERSION, template_sha256
 from dmbench.provenance import code_provenance
 from dmbench.runs.jsonl import append_line, json_line, read_rows

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from collections.abc import Mapping
 from types import MappingProxyType
 
 from dmbench.sources.pins import METRICS_REPO, pinned, pinned_files, read_verified
