@@ -199,6 +199,7 @@ def test_a_run_missing_its_run_json_fails_instead_of_shrinking_a_median(package_
         (b"[" * 100_000 + b"]" * 100_000, "nested too deeply"),
         (b'{"record_id": "\xff"}', "can't decode byte 0xff"),
         (b"[1, 2]", "not a valid output row"),
+        (b'{"record_id": "ds1-School", "generated": "\\ud800"}', "lone surrogate (\\ud800)"),
     ],
 )
 def test_a_hostile_output_line_is_one_error_naming_file_and_line(package_copy, line, reason):
@@ -209,6 +210,23 @@ def test_a_hostile_output_line_is_one_error_naming_file_and_line(package_copy, l
     assert result.exit_code == 1
     assert f"{outputs}, line {lines}: not a valid output row" in result.output
     assert reason in result.output and "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("stored", ["outputs.jsonl", "scores.jsonl"])
+def test_a_row_of_an_unknown_record_names_its_file_and_line(package_copy, stored):
+    """Once a KeyError in score and verify, and a row no table counted."""
+    path = _first_published_run(package_copy) / stored
+    row = json.loads(path.read_bytes().split(b"\n")[0])
+    row["record_id"] = "ds1-Nowhere"
+    path.write_bytes(path.read_bytes() + json.dumps(row).encode() + b"\n")
+    line = path.read_bytes().count(b"\n")
+    expected = f"{path}, line {line}: record 'ds1-Nowhere' is not a record of this run's data set"
+    commands = [["verify"], ["validate"], ["tables", "--out", str(package_copy / "out")]]
+    for command in [["score"], *commands] if stored == "outputs.jsonl" else commands:
+        result = CliRunner().invoke(main, [*command, "--package", str(package_copy)])
+        assert result.exit_code == 1, (command, result.output)
+        assert expected in result.output, (command, result.output)
+        assert "KeyError" not in result.output and "Traceback" not in result.output
 
 
 def test_json_lines_end_at_newline_only(package_copy):

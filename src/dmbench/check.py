@@ -27,7 +27,7 @@ from dmbench.package import load_records, validate_package
 from dmbench.package.archive import extract_zip
 from dmbench.package.descriptor import DESCRIPTOR, RESULTS_DIR
 from dmbench.paths import shipped_nltk_dir
-from dmbench.runs.scores import ScoreRow, read_scores
+from dmbench.runs.scores import ScoreRow
 from dmbench.runs.scoring import Rescored, rescore, select_runs
 from dmbench.runs.verify import VerifyReport, verify
 from dmbench.tables.published import write_published_tables
@@ -129,7 +129,7 @@ def _recomputed_scores(
     """Every stored ``recomputed`` row must be what re-scoring its output gives now."""
     stored: dict[str, dict[tuple[str, str], ScoreRow]] = {}
     for run in select_runs(package_dir):
-        for row in read_scores(run.path):
+        for row in run.scores():
             if row.origin == "recomputed":
                 stored.setdefault(row.metric, {})[(row.run_id, row.record_id)] = row
     for metric, rows in sorted(stored.items()):
@@ -272,7 +272,7 @@ def check(path: Path) -> CheckReport:
         _validation(package_dir, report)
         try:
             runs, records = select_runs(package_dir), load_records(package_dir)
-            stored = {r.metric for run in runs for r in read_scores(run.path) if r.origin != "published"}
+            stored = {r.metric for run in runs for r in run.scores() if r.origin != "published"}
             rescorings = {m: rescore(records, runs, m) for m in sorted(stored | {PUBLISHED_METRIC})}
             _published_scores(package_dir, report, rescorings[PUBLISHED_METRIC])
             _recomputed_scores(package_dir, report, rescorings)

@@ -14,7 +14,6 @@ from dmbench import atomic
 from dmbench.csvio import csv_text
 from dmbench.hashing import sha256_text
 from dmbench.judge.runs import list_judge_runs
-from dmbench.runs.scores import read_scores
 from dmbench.runs.store import OutputRow, Run, list_runs
 
 RUNS_PATH = "data/runs.csv"
@@ -194,7 +193,7 @@ def run_table_rows(
                 }
             )
         run_scores = sorted(
-            read_scores(run.path),
+            run.scores(),
             key=lambda s: (record_order[s.record_id], s.metric, origin_order.get(s.origin, 2)),
         )
         scores.extend({name: getattr(s, name) for name in SCORE_FIELDS} for s in run_scores)

@@ -336,5 +336,6 @@ def validate_package(package_dir: Path) -> Report:
         try:
             check(package_dir, report=report)
         except (OSError, KeyError, ValueError, csv.Error, PackageError) as exc:
-            report.add("unreadable", f"{type(exc).__name__}: {exc}", str(package_dir))
+            said = exc.one_line() if isinstance(exc, PackageError) else f"{type(exc).__name__}: {exc}"
+            report.add("unreadable", said, str(package_dir))
     return report

@@ -35,12 +35,17 @@ def append_line(path: Path, line: str) -> None:
 
 
 def read_rows(
-    path: Path, make: Callable[[Any], T], kind: str, key: Callable[[T], Hashable] | None = None
+    path: Path,
+    make: Callable[[Any], T],
+    kind: str,
+    key: Callable[[T], Hashable] | None = None,
+    check: Callable[[T], str | None] | None = None,
 ) -> Iterator[T]:
     """``make(object)`` per line; nothing when the file does not exist yet.
 
     Lines end at ``\\n`` only (a row may hold U+2028 or U+0085). With ``key``, a second row of
     the same key is an error naming both lines: counted twice, it would change a table quietly.
+    ``check`` names what is wrong with a row that parsed, or gives ``None``.
     """
     if not path.exists():
         return
@@ -50,11 +55,20 @@ def read_rows(
         lines.pop()
     for number, raw in enumerate(lines, start=1):
         try:
-            row = make(json.loads(raw.decode("utf-8")))
+            data = json.loads(raw.decode("utf-8"))
+            json.dumps(data, ensure_ascii=False).encode("utf-8")  # no lone surrogate
+            row = make(data)
         except (ValueError, TypeError, KeyError, AttributeError, RecursionError) as exc:
-            reason = "nested too deeply" if isinstance(exc, RecursionError) else exc
+            reason: object = exc
+            if isinstance(exc, RecursionError):
+                reason = "nested too deeply"
+            elif isinstance(exc, UnicodeEncodeError):
+                reason = f"a string holds a lone surrogate (\\u{ord(exc.object[exc.start]):04x})"
             message = f"{path}, line {number}: not a valid {kind} row ({reason})"
             raise PackageError(message) from None
+        problem = check(row) if check is not None else None
+        if problem:
+            raise PackageError(f"{path}, line {number}: {problem}")
         if key is not None:
             name = key(row)
             if name in seen:

@@ -6,9 +6,10 @@ both are kept so that ``dmbench verify`` can compare them and a reader can see w
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Container, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 from dmbench import atomic
 from dmbench.runs.jsonl import json_line, read_rows
@@ -38,9 +39,26 @@ class ScoreRow:
         return (self.run_id, self.record_id, self.metric, self.origin)
 
 
-def read_scores(run_dir: Path) -> list[ScoreRow]:
+def read_scores(run_dir: Path, record_ids: Container[str] | None = None) -> list[ScoreRow]:
+    """The run's score rows; with ``record_ids``, a row of any other record is an error."""
     path = Path(run_dir) / SCORES_FILE
-    return list(read_rows(path, lambda data: ScoreRow(**data), "score", key=lambda r: r.key))
+    rows = read_rows(
+        path, lambda data: ScoreRow(**data), "score", key=lambda r: r.key,
+        check=None if record_ids is None else unknown_record(record_ids),
+    )  # fmt: skip
+    return list(rows)
+
+
+def unknown_record(record_ids: Container[str]) -> Callable[[Any], str | None]:
+    """A row check: a row of a record the run's data set lacks would fail later as a KeyError,
+    or be counted in no table at all."""
+
+    def check(row: Any) -> str | None:
+        if row.record_id in record_ids:
+            return None
+        return f"record {row.record_id!r} is not a record of this run's data set"
+
+    return check
 
 
 def write_scores(run_dir: Path, rows: list[ScoreRow]) -> None:

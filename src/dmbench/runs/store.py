@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Container, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,6 +23,8 @@ from dmbench.candidates.base import CandidateOutput
 from dmbench.errors import PackageError
 from dmbench.inputs import BOM
 from dmbench.runs.jsonl import append_line, json_line, read_rows
+from dmbench.runs.scores import ScoreRow, read_scores, unknown_record
+from dmbench.sources.records import RECORDS_PATH, read_records
 
 RUNS_DIR = "runs"
 RUN_FILE = "run.json"
@@ -111,9 +113,12 @@ class OutputRow:
 class Run:
     """An open run folder: what it already holds, and a way to add finished records."""
 
-    def __init__(self, path: Path, info: RunInfo) -> None:
+    def __init__(self, path: Path, info: RunInfo, record_ids: frozenset[str] | None = None) -> None:
         self.path = path
         self.info = info
+        self.record_ids = record_ids
+        """The ids of the run's data set, when the package's records were at hand: a stored
+        row of any other record is then an error naming its file and line."""
         self._stored: set[str] | None = None  # ids on disk, read once, then kept up to date
 
     @property
@@ -121,7 +126,10 @@ class Run:
         return self.path / OUTPUTS_FILE
 
     def outputs(self) -> list[OutputRow]:
-        return list(read_outputs(self.outputs_path))
+        return list(read_outputs(self.outputs_path, self.record_ids))
+
+    def scores(self) -> list[ScoreRow]:
+        return read_scores(self.path, self.record_ids)
 
     def completed_ids(self) -> set[str]:
         return {row.record_id for row in self.outputs()}
@@ -142,8 +150,11 @@ class Run:
         atomic.write_json(self.path / RUN_FILE, self.info.to_dict())
 
 
-def read_outputs(path: Path) -> Iterator[OutputRow]:
-    return read_rows(path, OutputRow.from_dict, "output", key=lambda row: row.record_id)
+def read_outputs(path: Path, record_ids: Container[str] | None = None) -> Iterator[OutputRow]:
+    check = None if record_ids is None else unknown_record(record_ids)
+    return read_rows(
+        path, OutputRow.from_dict, "output", key=lambda row: row.record_id, check=check
+    )
 
 
 def cut_torn_tail(path: Path) -> None:
@@ -195,12 +206,19 @@ def list_runs(package_dir: Path) -> list[Run]:
     root = Path(package_dir) / RUNS_DIR
     if not root.is_dir():
         return []
+    records_file = Path(package_dir) / RECORDS_PATH
+    by_dataset: dict[str, set[str]] = {}
+    for record in read_records(records_file) if records_file.is_file() else ():
+        by_dataset.setdefault(record.dataset, set()).add(record.record_id)
     runs = []
     for path in sorted(root.iterdir()):
         if path.name.startswith(JUDGE_RUN_PREFIX):
             continue
         if (path / RUN_FILE).exists():
-            runs.append(load_run(path))
+            run = load_run(path)
+            if records_file.is_file():
+                run.record_ids = frozenset(by_dataset.get(run.info.dataset, ()))
+            runs.append(run)
         elif path.is_dir() and any(path.iterdir()):
             # A run that silently drops out would leave a median over 2 of 3 runs, unnoticed.
             raise PackageError(

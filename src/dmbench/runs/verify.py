@@ -26,7 +26,7 @@ from typing import Any
 from dmbench.errors import PackageError
 from dmbench.metrics import PUBLISHED_METRIC as METRIC
 from dmbench.metrics import SCORE_NAMES
-from dmbench.runs.scores import ScoreRow, read_scores
+from dmbench.runs.scores import ScoreRow
 from dmbench.runs.scoring import Rescored, rescore, select_runs
 from dmbench.runs.store import Run
 from dmbench.sources.records import load_records
@@ -333,7 +333,7 @@ def verify(
     checks = []
     for run in runs:
         published = [
-            r for r in read_scores(run.path) if r.metric == METRIC and r.origin == "published"
+            r for r in run.scores() if r.metric == METRIC and r.origin == "published"
         ]
         check = RunCheck(
             run_id=run.info.run_id,

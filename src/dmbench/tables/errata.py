@@ -25,7 +25,6 @@ from dmbench.metrics.metrik2 import CARDINALITY_CRASH
 from dmbench.package import load_records
 from dmbench.plantuml import READINGS, Relationship, parse
 from dmbench.plantuml.model import RELATIONSHIP_KINDS
-from dmbench.runs.scores import read_scores
 from dmbench.runs.store import list_runs
 from dmbench.sources import BENCHMARK_REPO, METRICS_REPO, repository
 from dmbench.sources.published import published_run_pins
@@ -482,7 +481,7 @@ def _metrik2_crash_section(package_dir: Path) -> list[str]:
     for run in list_runs(package_dir):
         if run.info.origin != "published":
             continue
-        for row in read_scores(run.path):
+        for row in run.scores():
             if row.metric != METRIK2 or row.origin != "recomputed":
                 continue
             scored = True

@@ -19,7 +19,7 @@ from dmbench.candidates.chen import NO_PUML as CHEN_NO_PUML
 from dmbench.metrics import EMPTY_GENERATED_MODEL, PUBLISHED_METRIC
 from dmbench.package import load_records
 from dmbench.plantuml import READINGS, ParseError, parse
-from dmbench.runs.scores import ScoreRow, read_scores
+from dmbench.runs.scores import ScoreRow
 from dmbench.runs.store import OutputRow, RunInfo, list_runs
 from dmbench.tables.results import is_rejection
 
@@ -41,7 +41,7 @@ def published_records(package_dir: Path) -> Iterator[Scored]:
             continue
         scores = {
             s.record_id: s
-            for s in read_scores(run.path)
+            for s in run.scores()
             if s.metric == PUBLISHED_METRIC and s.origin == "published"
         }
         for output in run.outputs():

@@ -27,7 +27,7 @@ import numpy as np
 from dmbench.candidates import CANDIDATES
 from dmbench.errors import PackageError, UnknownNameError
 from dmbench.metrics import DEFAULT_METRIC, EMPTY_GENERATED_MODEL
-from dmbench.runs.scores import ScoreRow, read_scores
+from dmbench.runs.scores import ScoreRow
 from dmbench.runs.store import Run, list_runs
 from dmbench.tables.statistics import cell_intervals
 
@@ -173,7 +173,7 @@ def select_scores(run: Run, metric: str, source: str) -> tuple[str, list[ScoreRo
     """
     if source not in SCORE_SOURCES:
         raise UnknownNameError(f"unknown score source {source!r}; choose one of {SCORE_SOURCES}")
-    rows = [r for r in read_scores(run.path) if r.metric == metric]
+    rows = [r for r in run.scores() if r.metric == metric]
     order = ("published", "recomputed") if source == "published" else ("recomputed",)
     for origin in order:
         chosen = [r for r in rows if r.origin == origin]
