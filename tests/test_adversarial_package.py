@@ -240,3 +240,14 @@ def test_json_lines_end_at_newline_only(package_copy):
     rows[0] = json.dumps(row, ensure_ascii=False, sort_keys=True)
     outputs.write_text("\n".join(rows), "utf-8")
     assert list(read_outputs(outputs))[0].raw == "before\u2028middle\u0085after"
+
+
+@pytest.mark.parametrize("content", [b"\xff", b"[" * 100_000 + b"]" * 100_000, b"[1]"])
+def test_an_unreadable_judge_run_is_one_line(package_copy, content):
+    run_file = package_copy / "runs" / "judge__broken" / "run.json"
+    run_file.parent.mkdir()
+    run_file.write_bytes(content)
+    result = CliRunner().invoke(main, ["leaderboard", "--package", str(package_copy)])
+    assert result.exit_code == 1
+    assert f"{run_file}: cannot read judge run" in result.output
+    assert "Traceback" not in result.output

@@ -92,6 +92,12 @@ class TestCriteria:
         with pytest.raises(CriteriaError, match=r"mine\.json: .*'structure' sum to 1\.6"):
             load_criteria(path)
 
+    def test_criteria_nested_too_deeply_are_refused_by_name(self, tmp_path):
+        path = tmp_path / "deep.json"
+        path.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+        with pytest.raises(CriteriaError, match=r"deep\.json: not JSON \(nested too deeply\)"):
+            load_criteria(path)
+
     def test_a_file_off_the_schema_is_refused_with_the_place(self):
         data = json.loads(load_criteria().text)
         del data["dimensions"][1]["criteria"][0]["description"]
@@ -230,6 +236,13 @@ class TestAcceptance:
         assert len(fake_ollama.chats()) == 3
         run_pairs(fake_ollama, tmp_path, [pair(1)])  # a failure is never cached as final
         assert len(fake_ollama.chats()) == 6
+
+    def test_a_reply_nested_too_deeply_is_a_failed_attempt_not_a_crash(self, fake_ollama, tmp_path):
+        fake_ollama.responder = lambda body: Reply("[" * 100_000 + "]" * 100_000)
+        (line,) = run_pairs(fake_ollama, tmp_path, [pair(1)])
+        (judgement,) = line["judgements"]
+        assert line["failed"] is True and judgement["attempts"] == 3
+        assert judgement["error"] == "not JSON (nested too deeply)"
 
     def test_a_reply_off_the_schema_is_retried_and_the_valid_one_scored(
         self, fake_ollama, tmp_path

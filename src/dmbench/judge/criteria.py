@@ -97,6 +97,8 @@ def parse_criteria(text: bytes, source: str = "<criteria>") -> Criteria:
         data = json.loads(text)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise CriteriaError(f"{source}: not JSON ({exc})") from exc
+    except RecursionError:
+        raise CriteriaError(f"{source}: not JSON (nested too deeply)") from None
     errors = sorted(jsonschema.Draft202012Validator(schema()).iter_errors(data), key=str)
     if errors:
         where = "/".join(str(p) for p in errors[0].absolute_path) or "(top)"

@@ -99,6 +99,8 @@ def check_reply(response: dict[str, Any], schema: dict[str, Any]) -> tuple[dict 
         data = json.loads(content)
     except json.JSONDecodeError as exc:
         return None, f"not JSON ({exc})"
+    except RecursionError:
+        return None, "not JSON (nested too deeply)"
     errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(data), key=str)
     if errors:
         where = "/".join(str(p) for p in errors[0].absolute_path) or "(top)"

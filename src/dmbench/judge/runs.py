@@ -205,8 +205,12 @@ def load_judge_run(path: Path) -> JudgeRun:
     run_file = Path(path) / RUN_FILE
     try:
         info = json.loads(run_file.read_text("utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise PackageError(f"{run_file}: cannot read judge run ({exc})") from exc
+    except (OSError, ValueError) as exc:  # not UTF-8, not JSON
+        raise PackageError(f"{run_file}: cannot read judge run ({exc})") from None
+    except RecursionError:
+        raise PackageError(f"{run_file}: cannot read judge run (nested too deeply)") from None
+    if not isinstance(info, dict):
+        raise PackageError(f"{run_file}: cannot read judge run (not a JSON object)")
     return JudgeRun(Path(path), info)
 
 
