@@ -6,6 +6,7 @@ import http.server
 import io
 import tarfile
 import threading
+import time
 from pathlib import Path
 
 from dmbench.sources import repositories
@@ -31,10 +32,15 @@ class ArchiveServer:
     """Serves ``/<owner>/<repo>/tar.gz/<commit>`` from a dict on 127.0.0.1."""
 
     def __init__(
-        self, archives: dict[str, bytes], truncate_to: int | None = None, endless: bool = False
+        self,
+        archives: dict[str, bytes],
+        truncate_to: int | None = None,
+        endless: bool = False,
+        trickle: float = 0.0,
     ) -> None:
         """``truncate_to``: send only that many bytes of each body (after the full
-        Content-Length); ``endless``: a chunked body of zeros that never ends."""
+        Content-Length); ``endless``: a chunked body of zeros that never ends; ``trickle``:
+        seconds between the bytes of the body."""
         archives_ = archives
         self.requests: list[str] = []
         requests = self.requests
@@ -59,6 +65,11 @@ class ArchiveServer:
                             self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
                     self.send_header("Content-Length", str(len(body)))
                     self.end_headers()
+                    if trickle:
+                        for byte in body:
+                            self.wfile.write(bytes([byte]))
+                            self.wfile.flush()
+                            time.sleep(trickle)
                     self.wfile.write(body[:truncate_to])
                     if truncate_to is not None:
                         self.close_connection = True

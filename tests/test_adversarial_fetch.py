@@ -8,6 +8,7 @@ import io
 import sys
 import tarfile
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -98,6 +99,31 @@ def test_an_endless_body_stops_at_the_download_limit(upstream_dir, tmp_path) -> 
         with pytest.raises(SourceError, match=r"exceeds 4,194,304 bytes"):
             fetch(cache, base_url=server.url, max_bytes=4 * 2**20)
     assert _files_under(cache) == []
+
+
+def test_a_trickling_body_stops_at_the_deadline(upstream_dir, tmp_path) -> None:
+    """A byte every 0.05 s keeps each read inside its timeout; the download still ends."""
+    cache = tmp_path / "cache"
+    with ArchiveServer(served(upstream_dir), trickle=0.05) as server:
+        started = time.monotonic()
+        with pytest.raises(SourceError, match=r"the download took more than 1 s \(\d+ bytes"):
+            fetch(cache, base_url=server.url, timeout=5.0, deadline=1.0)
+        assert time.monotonic() - started < 3.0
+    assert _files_under(cache) == []
+
+
+@pytest.mark.parametrize(
+    ("base_url", "problem"),
+    [("notaurl", "is not an http(s) URL"), ("http://[::1", "is not a URL (Invalid IPv6 URL)"),
+     ("http://127.0.0.1:99999", "is not a URL (Port out of range")],
+)  # fmt: skip
+def test_a_base_url_that_is_no_url_is_one_line_and_writes_nothing(tmp_path, base_url, problem):
+    result = CliRunner().invoke(
+        main, ["sources", "fetch", "--cache", str(tmp_path / "cache"), "--base-url", base_url]
+    )
+    assert result.exit_code == 1
+    assert result.output.startswith(f"Error: --base-url {base_url!r} {problem}"), result.output
+    assert not (tmp_path / "cache").exists()
 
 
 def test_a_truncated_body_is_reported_as_truncated(upstream_dir, tmp_path) -> None:

@@ -9,7 +9,9 @@ Nothing is held in memory or written outside the cache: an archive is streamed i
 folder inside the cache, at most ``MAX_ARCHIVE_BYTES`` of it, and unpacked as a stream, at most
 ``MAX_UNPACKED_BYTES``; a pinned member whose size is not its pinned byte count is refused from
 its header, before a byte of it is read. A body shorter than its ``Content-Length`` is reported
-as truncated, and a gzip or tar stream that does not read to its end as corrupt.
+as truncated, and a gzip or tar stream that does not read to its end as corrupt. ``timeout``
+bounds each read and ``deadline`` each whole download, so a server sending a byte at a time
+cannot hold a fetch for long.
 """
 
 from __future__ import annotations
@@ -19,7 +21,9 @@ import http.client
 import shutil
 import tarfile
 import tempfile
+import time
 import urllib.error
+import urllib.parse
 import urllib.request
 import zlib
 from pathlib import Path, PurePosixPath
@@ -33,25 +37,46 @@ DEFAULT_BASE_URL = "https://codeload.github.com"
 MAX_ARCHIVE_BYTES = 256 * 2**20
 """The pinned archives are a few MB; more than this is not the archive that was pinned."""
 MAX_UNPACKED_BYTES = 1024 * 2**20
+DOWNLOAD_DEADLINE = 1800.0
+"""Seconds one archive may take to arrive: at a slow 10 kB/s the pinned ones take minutes."""
 _CHUNK = 2**20
+_MIRROR = f"the default is {DEFAULT_BASE_URL}; a mirror serves /<owner>/<repo>/tar.gz/<commit>"
+
+
+def _check_base_url(base_url: str) -> None:
+    try:
+        split = urllib.parse.urlsplit(base_url)
+        split.port  # noqa: B018 - a port out of range or not a number raises here
+    except ValueError as exc:
+        raise SourceError(f"--base-url {base_url!r} is not a URL ({exc})", hint=_MIRROR) from None
+    if split.scheme not in ("http", "https") or not split.hostname:
+        raise SourceError(f"--base-url {base_url!r} is not an http(s) URL", hint=_MIRROR)
 
 
 def archive_url(repo: Repository, base_url: str = DEFAULT_BASE_URL) -> str:
     return f"{base_url.rstrip('/')}/{repo.owner}/{repo.name}/tar.gz/{repo.commit}"
 
 
-def _download(url: str, timeout: float, into: Path, max_bytes: int) -> Path:
-    """Stream ``url`` into the file ``into``, stopping at ``max_bytes``."""
+def _download(url: str, timeout: float, deadline: float, into: Path, max_bytes: int) -> Path:
+    """Stream ``url`` into the file ``into``, stopping at ``max_bytes`` or after ``deadline``
+    seconds (overrun by at most one read's ``timeout``)."""
     received = 0
+    ends = time.monotonic() + deadline
     try:
         with urllib.request.urlopen(url, timeout=timeout) as response, into.open("wb") as out:
             declared = response.headers.get("Content-Length")
-            while chunk := response.read(_CHUNK):
+            while chunk := response.read1(_CHUNK):  # what has arrived, not a full chunk
                 received += len(chunk)
                 if received > max_bytes:
                     raise SourceError(
                         f"{url}: the download exceeds {max_bytes:,} bytes, far more than the "
                         "pinned archive; stopped"
+                    )
+                if time.monotonic() > ends:
+                    raise SourceError(
+                        f"{url}: the download took more than {deadline:g} s ({received:,} bytes "
+                        "received); stopped",
+                        hint="try again, or fetch from a faster mirror with --base-url",
                     )
                 out.write(chunk)
     except http.client.IncompleteRead as exc:
@@ -175,17 +200,19 @@ def fetch(
     base_url: str = DEFAULT_BASE_URL,
     timeout: float = 120.0,
     max_bytes: int = MAX_ARCHIVE_BYTES,
+    deadline: float = DOWNLOAD_DEADLINE,
 ) -> Path:
     """Download both pinned archives into ``cache_dir`` (a sources directory); return it.
 
-    ``timeout`` bounds each read, ``max_bytes`` each archive."""
+    ``timeout`` bounds each read, ``deadline`` and ``max_bytes`` each archive."""
+    _check_base_url(base_url)
     cache_dir = Path(cache_dir)
     cache_dir.mkdir(parents=True, exist_ok=True)
     for repo in repositories():
         url = archive_url(repo, base_url)
         staging = Path(tempfile.mkdtemp(dir=cache_dir, prefix=".dmbench-download-"))
         try:
-            archive = _download(url, timeout, staging / "archive.tar.gz", max_bytes)
+            archive = _download(url, timeout, deadline, staging / "archive.tar.gz", max_bytes)
             extract_pinned(repo, archive, cache_dir, url)
         finally:
             shutil.rmtree(staging, ignore_errors=True)
