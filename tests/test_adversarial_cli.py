@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from test_package import built, package_copy
+from test_package import _tree_digest, built, package_copy
 
 from dmbench.cli import main
 from dmbench.csvio import read_csv
@@ -127,6 +127,39 @@ def test_validate_never_fetches_a_url_named_in_the_descriptor(package_copy):
     assert result.exit_code == 1
     assert f"path {url!r} is not a file inside the package" in result.output
     assert asked == []
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["score"], ["build"], ["generate", "--candidate", "rule_based", "--dataset", "ds2"]],
+    ids=["score", "build", "generate"],
+)
+def test_a_package_that_cannot_be_written_is_one_line(package_copy, upstream_dir, command):
+    """The lock file cannot be opened for writing (here it is a folder: a real OS error, which
+    the tests' root user cannot get from a read-only mode); nothing else is touched."""
+    lock = package_copy / ".dmbench-lock"
+    lock.unlink(missing_ok=True)
+    lock.mkdir()
+    before = _tree_digest(package_copy)
+    sources = ["--sources", str(upstream_dir)] if command == ["build"] else []
+    result = run(*command, *sources, "--package", str(package_copy))
+    assert result.exit_code == 1
+    assert result.output.startswith(f"Error: {lock}: Is a directory (hint: check that the path")
+    assert _tree_digest(package_copy) == before
+
+
+@pytest.mark.parametrize("command", ["errata", "tables"])
+def test_an_output_that_cannot_be_written_is_one_line(
+    package_copy, upstream_dir, tmp_path, command
+):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x", encoding="utf-8")
+    out = blocker / ("errata.md" if command == "errata" else "results")
+    more = ["--sources", str(upstream_dir)] if command == "errata" else []
+    result = run(command, *more, "--out", str(out), "--package", str(package_copy))
+    assert result.exit_code == 1
+    assert result.output.startswith(f"Error: {blocker}"), result.output
+    assert "(hint: check that the path exists and is writable)" in result.output
 
 
 def test_an_output_folder_that_cannot_be_made_is_one_line(package_copy, tmp_path):
