@@ -62,6 +62,9 @@ HANGS = {
     "open cardinality quote, 20,000 spaces": (wrap('A "' + " " * 20_000 + "!\n"), ["compat"]),
     "open cardinality quote, 50,000 letters": (wrap('A -- "' + "o" * 50_000 + "!\n"), ["compat"]),
     "one-line comment, 60,000 openings": (wrap("A" + "/' x" * 60_000 + "\n"), ["compat"]),
+    "300 KB of @startuml lines, validated": ("@startuml\n" * 30_000, ["validate"]),
+    "170,000 'A : x' lines (1 MB)": (wrap("A : x\n" * 170_000), ["compat"]),
+    "a class declared 100,000 times (2 MB)": (wrap("class A {\n x : int\n}\n" * 100_000), ["compat"]),
 }
 
 
@@ -112,16 +115,39 @@ def python_lines(action: Callable[[], object]) -> int:
 
 LINES = st.sampled_from(
     [
-        "A : x", "note left : x", "class A {", "class A", "}", "x : int", "/' x", "'/",
-        'A "1" -- "*" B : r', 'A "', "enum E {", "enum E { a, b }", "a", "note top", "end note",
-        "A -- B", "@startuml", "A o-- B", "skinparam x {",
+        "A : x",
+        "note left : x",
+        "class A {",
+        "class A",
+        "}",
+        "x : int",
+        "/' x",
+        "'/",
+        'A "1" -- "*" B : r',
+        'A "',
+        "enum E {",
+        "enum E { a, b }",
+        "a",
+        "note top",
+        "end note",
+        "A -- B",
+        "@startuml",
+        "A o-- B",
+        "skinparam x {",
     ]
 )
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @example(["note left : x"], "compat")
-@given(st.lists(LINES, min_size=1, max_size=6), st.sampled_from(["compat", "standard"]))
+@example(["A : x"], "standard")  # the shapes issue 15 found quadratic, each reading
+@example(["A : x"], "compat")
+@example(["class A {", "x : int", "}"], "standard")
+@example(["class A {", "x : int", "}"], "compat")
+@example(["class A {", "x : int", "}"], "validate")
+@example(["/' x"], "standard")
+@example(["@startuml"], "validate")
+@given(st.lists(LINES, min_size=1, max_size=6), st.sampled_from(["compat", "standard", "validate"]))
 def test_work_grows_at_most_linearly(block: list[str], reading: str) -> None:
     """Eight copies of any mix of lines cost at most about eight times one copy."""
     body = "\n".join(block) + "\n"
