@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from fake_ollama import diagram_reply
+from fake_ollama import Reply, diagram_reply
 from test_package import _generated_run, _output_line, _tree_digest, built, package_copy
 
 from dmbench.cli import main
@@ -251,3 +251,24 @@ def test_an_unreadable_judge_run_is_one_line(package_copy, content):
     assert result.exit_code == 1
     assert f"{run_file}: cannot read judge run" in result.output
     assert "Traceback" not in result.output
+
+
+def test_an_endless_reply_is_a_recorded_failure_and_the_run_goes_on(package_copy, fake_ollama):
+    """The first call's reply never ends: it stops at the size limit, is stored as that
+    record's failure, and the other records are generated."""
+    fake_ollama.script.append(Reply(endless=True))
+    fake_ollama.responder = diagram_reply
+    result = CliRunner().invoke(
+        main,
+        [
+            "generate", "--candidate", "calamo", "--model", "test-model", "--dataset", "ds2",
+            "--host", fake_ollama.url, "--package", str(package_copy), "--quiet",
+        ],  # fmt: skip
+    )
+    assert result.exit_code == 0, result.output
+    (run_dir,) = package_copy.glob("runs/calamo__test-model*")
+    rows = [json.loads(line) for line in (run_dir / "outputs.jsonl").read_text("utf-8").splitlines()]
+    failed = [row for row in rows if row["failed"]]
+    assert len(rows) == 8 and len(failed) == 1
+    assert failed[0]["error"].startswith("exception: ReplyTooLarge: ")
+    assert "exceeds 16,777,216 bytes" in failed[0]["error"]
