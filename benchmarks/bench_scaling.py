@@ -27,6 +27,10 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from work_count import python_lines  # noqa: E402
 
 from dmbench.llm.candidate import extract_plantuml
 from dmbench.metrics import score_benchmark
@@ -56,23 +60,16 @@ SHAPES: dict[str, tuple[Callable[[int], str], str]] = {
 }
 
 
-def _python_lines(action: Callable[[], object]) -> float:
+def _kilolines(action: Callable[[], object]) -> float:
     """Thousands of Python lines ``action`` executes."""
-    count = 0
 
-    def trace(frame: object, event: str, arg: object) -> Callable[..., object]:
-        nonlocal count
-        count += event == "line"
-        return trace
+    def step() -> None:
+        try:
+            action()
+        except ParseError:
+            pass
 
-    sys.settrace(trace)
-    try:
-        action()
-    except ParseError:
-        pass
-    finally:
-        sys.settrace(None)
-    return count / 1e3
+    return python_lines(step) / 1e3
 
 
 def _seconds(action: Callable[[], object], repeats: int = 5) -> float:
@@ -130,7 +127,7 @@ def main() -> int:
         "--work", action="store_true", help="count Python lines executed instead of CPU time"
     )
     args = parser.parse_args()
-    measure = _python_lines if args.work else _seconds
+    measure = _kilolines if args.work else _seconds
     measured = "thousands of Python lines executed" if args.work else "CPU seconds, best of 5"
     scales = (1, 10, 100)[: 2 if args.max_scale == 10 else 3]
     parse(REFERENCE, "standard")  # build the parser and load WordNet outside the timings

@@ -10,13 +10,13 @@ an input and for the same input eight times larger, and requires at most linear 
 from __future__ import annotations
 
 import signal
-import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from work_count import python_lines
 
 from dmbench.llm.candidate import extract_plantuml
 from dmbench.plantuml import Attribute, ParseError, parse, validate
@@ -94,23 +94,6 @@ def test_many_member_lines_keep_their_order() -> None:
     for reading in ("compat", "standard"):
         first_a = next(c for c in parse(text, reading).classes if c.name == "A")
         assert [a.name for a in first_a.attributes] == [f"x{i}" for i in range(2000)]
-
-
-def python_lines(action: Callable[[], object]) -> int:
-    """How many Python lines ``action`` executes: a measure of work that no load can change."""
-    count = 0
-
-    def trace(frame: object, event: str, arg: object) -> Callable | None:
-        nonlocal count
-        count += event == "line"
-        return trace
-
-    sys.settrace(trace)
-    try:
-        action()
-    finally:
-        sys.settrace(None)
-    return count
 
 
 LINES = st.sampled_from(
