@@ -126,6 +126,14 @@ def test_tables_after_a_killed_build_are_the_tables_before_it(package_copy, upst
     assert not list(package_copy.glob(".dmbench-*-*"))
 
 
+@pytest.mark.parametrize("command", ["validate", "check"])
+def test_validate_and_check_settle_a_killed_build_first(package_copy, upstream_dir, command):
+    _killed_build(package_copy, upstream_dir, "runs", ".dmbench-retired-")
+    result = CliRunner().invoke(main, [command, str(package_copy)])
+    assert ": valid" in result.output and "INVALID" not in result.output, result.output
+    assert not list(package_copy.glob(".dmbench-*-*"))
+
+
 def test_a_build_killed_with_the_old_descriptor_aside_is_rolled_back(package_copy, upstream_dir):
     _generated_run(package_copy, _output_line("ds2-LabTracker"))
     before = _tree_digest(package_copy)
@@ -272,3 +280,38 @@ def test_an_endless_reply_is_a_recorded_failure_and_the_run_goes_on(package_copy
     assert len(rows) == 8 and len(failed) == 1
     assert failed[0]["error"].startswith("exception: ReplyTooLarge: ")
     assert "exceeds 16,777,216 bytes" in failed[0]["error"]
+
+
+def test_an_interrupted_rollback_is_finished_by_the_next_command(
+    package_copy, upstream_dir, monkeypatch
+):
+    """Ctrl-C during the swap, and again while it is being undone: the build's own clean-up
+    then deletes the staging folder, which once made the next command take the swap for
+    committed and delete the old runs/."""
+    import os
+    import shutil
+
+    _generated_run(package_copy, _output_line("ds2-LabTracker"))
+    build(package_copy, upstream_dir)
+    before = _tree_digest(package_copy)
+    real_replace, real_rmtree = os.replace, shutil.rmtree
+
+    def replace(src, dst):
+        if Path(dst) == package_copy / "runs" and ".dmbench-build-" in str(src):
+            raise KeyboardInterrupt
+        real_replace(src, dst)
+
+    def rmtree(path, *args, **kwargs):
+        if Path(path) == package_copy / "data":
+            raise KeyboardInterrupt
+        real_rmtree(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "replace", replace)
+    monkeypatch.setattr(shutil, "rmtree", rmtree)
+    with pytest.raises(KeyboardInterrupt):
+        build(package_copy, upstream_dir)
+    monkeypatch.undo()
+    assert list(package_copy.glob(".dmbench-retired-*"))
+    result = CliRunner().invoke(main, ["tables", "--package", str(package_copy), "--format", "json"])
+    assert not list(package_copy.glob(".dmbench-*-*")), result.output
+    assert _tree_digest(package_copy) == before

@@ -23,7 +23,7 @@ from pathlib import Path
 from dmbench.errors import DmbenchError, PackageError
 from dmbench.metrics import PUBLISHED_METRIC, SCORE_NAMES
 from dmbench.metrics.nltk_data import require_nltk_data, use_data_dirs
-from dmbench.package import load_records, validate_package
+from dmbench.package import load_records, settle_interrupted_swap, validate_package
 from dmbench.package.archive import extract_zip
 from dmbench.package.descriptor import DESCRIPTOR, RESULTS_DIR
 from dmbench.paths import shipped_nltk_dir
@@ -256,6 +256,7 @@ def check(path: Path) -> CheckReport:
     started = time.perf_counter()
     report = CheckReport(str(path))
     with opened(Path(path)) as package_dir:
+        settle_interrupted_swap(package_dir)
         if not (package_dir / DESCRIPTOR).is_file():
             raise PackageError(
                 f"{path}: no {DESCRIPTOR} at its root",

@@ -1,7 +1,7 @@
 """The Frictionless data package: records, prompts, runs, outputs, scores and their checks."""
 
 from dmbench.package.build import BuildResult, build, refresh
-from dmbench.package.folder import require_package
+from dmbench.package.folder import require_package, settle_interrupted_swap
 from dmbench.package.validate import Report, validate_package
 from dmbench.sources.records import DATASETS, BenchmarkRecord, load_records
 
@@ -14,5 +14,6 @@ __all__ = [
     "load_records",
     "refresh",
     "require_package",
+    "settle_interrupted_swap",
     "validate_package",
 ]

@@ -17,16 +17,21 @@ def require_package(package_dir: Path, *, built: bool = True) -> Path:
     """``package_dir`` when it holds a built package (or, with ``built=False``, its records).
 
     A folder that holds neither is refused with nothing written there, not even the lock file.
-    A swap that a killed build left half done is first finished or rolled back, so no command
-    reads a package that lacks folders (``tables`` once wrote an empty Table 2 from one).
+    A swap that a killed build left half done is settled first.
     """
     package_dir = Path(package_dir)
-    if any(package_dir.glob(f"{RETIRED_PREFIX}*")):
-        with package_lock(package_dir):  # finishes or rolls back the killed build's swap
-            pass
+    settle_interrupted_swap(package_dir)
     needed = DESCRIPTOR if built else RECORDS_PATH
     if not (package_dir / needed).is_file():
         raise NotAPackageError(
             f"{package_dir}: not a dmbench data package (no {needed})", hint=NOT_A_PACKAGE_HINT
         )
     return package_dir
+
+
+def settle_interrupted_swap(package_dir: Path) -> None:
+    """Finish or roll back a swap a killed build left half done, so that no command reads a
+    package that lacks folders (``tables`` once wrote an empty Table 2 from one)."""
+    if any(Path(package_dir).glob(f"{RETIRED_PREFIX}*")):
+        with package_lock(package_dir):  # taking the lock settles the swap
+            pass

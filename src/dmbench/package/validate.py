@@ -33,6 +33,7 @@ from dmbench.package.descriptor import (
     SCHEMAS_DIR,
     listed_files,
 )
+from dmbench.package.folder import settle_interrupted_swap
 from dmbench.package.tables import run_tables
 from dmbench.plantuml import READINGS, ParseError, parse
 from dmbench.runs.store import JUDGE_RUN_PREFIX, RUN_FILE, RUNS_DIR
@@ -324,6 +325,7 @@ def _run_files(package_dir: Path, report: Report) -> None:
 
 def validate_package(package_dir: Path) -> Report:
     package_dir = Path(package_dir)
+    settle_interrupted_swap(package_dir)
     report = Report(str(package_dir / DESCRIPTOR))
     if not (package_dir / DESCRIPTOR).is_file():
         report.add("missing", "no datapackage.json; run `dmbench build` first", str(package_dir))
