@@ -184,6 +184,17 @@ class TestFailures:
         reply = make_chat(fake_ollama, tmp_path, timeout=5.0, backoff=0.1).chat("s", "u", Options())
         assert reply.text == "second" and reply.call["attempts"] == 2
 
+    def test_a_retry_cut_short_by_the_deadline_reports_the_servers_failure(
+        self, fake_ollama, tmp_path
+    ):
+        """A 500 after 1.5 s, then a retry the 3 s deadline ends: the failure is the 500."""
+        fake_ollama.script.extend([Reply(status=500, delay=1.5), Reply("late", delay=5.0)])
+        chat = make_chat(fake_ollama, tmp_path, timeout=3.0, backoff=0.5)
+        with pytest.raises(ChatError, match=r"^HTTPError: 500 Server Error") as caught:
+            chat.chat("s", "u", Options())
+        assert caught.value.call["attempts"] == 2
+        assert caught.value.call["raised"] == "ResponseError"
+
     def test_no_retry_whose_wait_would_pass_the_deadline(self, fake_ollama, tmp_path):
         """A 5xx with a 10 s backoff and a 1 s timeout: reported at once, not slept on."""
         fake_ollama.script.extend([Reply(status=500), Reply("too late")])

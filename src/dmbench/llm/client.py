@@ -26,7 +26,8 @@ more than ``MAX_REPLY_BYTES`` read (dmbench's own)  ``ReplyTooLarge``   no
 The timeout is the call's deadline: it bounds the whole call, every attempt from connecting
 to the reply's last byte and the waits between them, not each read (httpx's timeout alone lets
 a server sending a byte a second hold a call forever). A retry is made only while the deadline
-leaves room for its wait, so a timed-out call is not retried. Upstream made one attempt with
+leaves room for its wait, so a timed-out call is not retried, and a retry the deadline cuts
+short reports the failure that caused it (the server's 500, say), not the timeout. Upstream made one attempt with
 ``requests``' per-read timeout; the retries and the deadline are dmbench's. Each attempt reads
 at most ``MAX_REPLY_BYTES``, so an endless reply cannot exhaust memory.
 
@@ -171,8 +172,11 @@ class _BoundedStream(httpcore.NetworkStream):
     def close(self) -> None:
         self._inner.close()
 
-    def start_tls(self, *args: Any, **kwargs: Any) -> httpcore.NetworkStream:
-        return _BoundedStream(self._inner.start_tls(*args, **kwargs))
+    def start_tls(
+        self, ssl_context: Any, server_hostname: str | None = None, timeout: float | None = None
+    ) -> httpcore.NetworkStream:
+        inner = self._inner.start_tls(ssl_context, server_hostname, _within_deadline(timeout))
+        return _BoundedStream(inner)
 
     def get_extra_info(self, info: str) -> Any:
         return self._inner.get_extra_info(info)
@@ -426,6 +430,7 @@ class OllamaChat:
         where such a host is dropped rather than waited for)."""
         deadline = time.monotonic() + self.timeout
         attempt = 0
+        earlier: tuple[str, str, BaseException] | None = None
         while True:
             attempt += 1
             chosen = self._acquire(host)
@@ -438,13 +443,19 @@ class OllamaChat:
                 )
                 if not retry_refused and isinstance(exc, ConnectionError | httpx.ConnectError):
                     retry = False
+                cause: BaseException = exc
+                if earlier is not None and isinstance(exc, httpx.TimeoutException):
+                    # a retry that ran out of the call's deadline: what the server did is the news
+                    reported, message, cause = earlier
+                    retry = False
+                earlier = reported, message, cause
                 wait = self.backoff * 2 ** (attempt - 1)
                 if not retry or attempt > self.retries or time.monotonic() + wait >= deadline:
                     raise ChatError(
                         reported,
                         message,
-                        {"host": chosen, "attempts": attempt, "raised": type(exc).__name__},
-                    ) from exc
+                        {"host": chosen, "attempts": attempt, "raised": type(cause).__name__},
+                    ) from cause
             finally:
                 _budget.current = None
                 self._release(chosen)
