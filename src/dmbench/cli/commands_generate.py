@@ -201,11 +201,10 @@ def _candidate_settings(
     if candidate == "calamo" and not truncate:
         raise click.UsageError("--no-truncate is for chen: calamo cuts no reply before extraction")
     _check_ranges(given)
-    resolve_hosts(hosts)  # refuses a malformed --host before anything is read
     return {
         "model": model,
         "workers": workers,
-        "hosts": hosts,
+        "hosts": resolve_hosts(hosts),  # a malformed --host is refused before anything is read
         "offline": offline,
         "truncate": truncate,
         "cache_dir": package / CACHE_DIR,
