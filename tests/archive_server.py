@@ -40,7 +40,7 @@ class ArchiveServer:
     ) -> None:
         """``truncate_to``: send only that many bytes of each body (after the full
         Content-Length); ``endless``: a chunked body of zeros that never ends; ``trickle``:
-        seconds between the bytes of the body."""
+        seconds between the bytes of the reply, from its status line on."""
         archives_ = archives
         self.requests: list[str] = []
         requests = self.requests
@@ -54,6 +54,18 @@ class ArchiveServer:
                 if body is None:
                     self.send_error(404)
                     return
+                if trickle:
+                    pad = "x" * 100  # headers that alone take 100 * trickle seconds
+                    head = f"HTTP/1.1 200 OK\r\nX-Pad: {pad}\r\nContent-Length: {len(body)}\r\n\r\n"
+                    head = head.encode()
+                    try:
+                        for byte in head + body:
+                            self.wfile.write(bytes([byte]))
+                            self.wfile.flush()
+                            time.sleep(trickle)
+                    except (BrokenPipeError, ConnectionResetError):
+                        pass  # the client gave up, as it should
+                    return
                 self.send_response(200)
                 self.send_header("Content-Type", "application/x-gzip")
                 try:
@@ -65,11 +77,6 @@ class ArchiveServer:
                             self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
                     self.send_header("Content-Length", str(len(body)))
                     self.end_headers()
-                    if trickle:
-                        for byte in body:
-                            self.wfile.write(bytes([byte]))
-                            self.wfile.flush()
-                            time.sleep(trickle)
                     self.wfile.write(body[:truncate_to])
                     if truncate_to is not None:
                         self.close_connection = True

@@ -101,12 +101,13 @@ def test_an_endless_body_stops_at_the_download_limit(upstream_dir, tmp_path) -> 
     assert _files_under(cache) == []
 
 
-def test_a_trickling_body_stops_at_the_deadline(upstream_dir, tmp_path) -> None:
-    """A byte every 0.05 s keeps each read inside its timeout; the download still ends."""
+def test_a_trickling_reply_stops_at_the_deadline(upstream_dir, tmp_path) -> None:
+    """A byte every 0.05 s keeps each read inside its timeout; the download still ends at the
+    deadline, here while the headers (some 150 bytes, 7 s) are still arriving."""
     cache = tmp_path / "cache"
     with ArchiveServer(served(upstream_dir), trickle=0.05) as server:
         started = time.monotonic()
-        with pytest.raises(SourceError, match=r"the download took more than 1 s \(\d+ bytes"):
+        with pytest.raises(SourceError, match=r"the download took more than 1 s"):
             fetch(cache, base_url=server.url, timeout=5.0, deadline=1.0)
         assert time.monotonic() - started < 3.0
     assert _files_under(cache) == []

@@ -16,18 +16,22 @@ cannot hold a fetch for long.
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import http.client
 import shutil
+import socket
+import ssl
 import tarfile
 import tempfile
+import threading
 import time
 import urllib.error
 import urllib.parse
 import urllib.request
 import zlib
 from pathlib import Path, PurePosixPath
-from typing import IO
+from typing import IO, Any
 
 from dmbench import atomic
 from dmbench.errors import SourceError
@@ -40,6 +44,7 @@ MAX_UNPACKED_BYTES = 1024 * 2**20
 DOWNLOAD_DEADLINE = 1800.0
 """Seconds one archive may take to arrive: at a slow 10 kB/s the pinned ones take minutes."""
 _CHUNK = 2**20
+_SLOW = "try again, or fetch from a faster mirror with --base-url"
 _MIRROR = f"the default is {DEFAULT_BASE_URL}; a mirror serves /<owner>/<repo>/tar.gz/<commit>"
 
 
@@ -59,11 +64,12 @@ def archive_url(repo: Repository, base_url: str = DEFAULT_BASE_URL) -> str:
 
 def _download(url: str, timeout: float, deadline: float, into: Path, max_bytes: int) -> Path:
     """Stream ``url`` into the file ``into``, stopping at ``max_bytes`` or after ``deadline``
-    seconds (overrun by at most one read's ``timeout``)."""
+    seconds, whether in the headers or the body."""
     received = 0
-    ends = time.monotonic() + deadline
+    watchdog = _Watchdog(deadline)
+    opener = urllib.request.build_opener(_WatchedHTTP(watchdog), _WatchedHTTPS(watchdog))
     try:
-        with urllib.request.urlopen(url, timeout=timeout) as response, into.open("wb") as out:
+        with opener.open(url, timeout=timeout) as response, into.open("wb") as out:
             declared = response.headers.get("Content-Length")
             while chunk := response.read1(_CHUNK):  # what has arrived, not a full chunk
                 received += len(chunk)
@@ -72,21 +78,86 @@ def _download(url: str, timeout: float, deadline: float, into: Path, max_bytes: 
                         f"{url}: the download exceeds {max_bytes:,} bytes, far more than the "
                         "pinned archive; stopped"
                     )
-                if time.monotonic() > ends:
-                    raise SourceError(
-                        f"{url}: the download took more than {deadline:g} s ({received:,} bytes "
-                        "received); stopped",
-                        hint="try again, or fetch from a faster mirror with --base-url",
-                    )
                 out.write(chunk)
+            if watchdog.fired:
+                raise OSError("the connection was shut at the deadline")
     except http.client.IncompleteRead as exc:
+        if watchdog.fired:
+            raise SourceError(_too_slow(url, deadline, received), hint=_SLOW) from None
         received += len(exc.partial)
         raise SourceError(_truncated(url, received, declared)) from None
     except (urllib.error.URLError, OSError, http.client.HTTPException, ValueError) as exc:
+        if watchdog.fired:
+            raise SourceError(_too_slow(url, deadline, received), hint=_SLOW) from None
         raise SourceError(f"{url}: download failed ({exc})") from exc
+    finally:
+        watchdog.cancel()
     if declared and declared.isdigit() and received < int(declared):
         raise SourceError(_truncated(url, received, declared))
     return into
+
+
+def _too_slow(url: str, deadline: float, received: int) -> str:
+    return (
+        f"{url}: the download took more than {deadline:g} s ({received:,} bytes received); stopped"
+    )
+
+
+class _Watchdog:
+    """Shuts a download's connection when its deadline passes, whatever read it is blocked in
+    (a read's own timeout restarts with every byte, the status line and headers included)."""
+
+    def __init__(self, seconds: float) -> None:
+        self._ends = time.monotonic() + seconds
+        self._timer: threading.Timer | None = None
+        self.fired = False
+
+    def watch(self, connection: http.client.HTTPConnection) -> None:
+        """Guard ``connection`` (started before it connects; a redirect's replaces the last)."""
+
+        def shut() -> None:
+            self.fired = True
+            if connection.sock is not None:
+                with contextlib.suppress(OSError):
+                    connection.sock.shutdown(socket.SHUT_RDWR)
+
+        self.cancel()
+        self._timer = threading.Timer(max(0.0, self._ends - time.monotonic()), shut)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def cancel(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+
+
+def _watched(base: type[http.client.HTTPConnection], watchdog: _Watchdog) -> Any:
+    class Watched(base):  # type: ignore[misc, valid-type]
+        def connect(self) -> None:
+            watchdog.watch(self)
+            super().connect()
+
+    return Watched
+
+
+class _WatchedHTTP(urllib.request.HTTPHandler):
+    def __init__(self, watchdog: _Watchdog) -> None:
+        super().__init__()
+        self._watchdog = watchdog
+
+    def http_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
+        return self.do_open(_watched(http.client.HTTPConnection, self._watchdog), req)
+
+
+class _WatchedHTTPS(urllib.request.HTTPSHandler):
+    def __init__(self, watchdog: _Watchdog) -> None:
+        super().__init__()
+        self._watchdog = watchdog
+        self._verified = ssl.create_default_context()  # what urlopen uses
+
+    def https_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
+        connection = _watched(http.client.HTTPSConnection, self._watchdog)
+        return self.do_open(connection, req, context=self._verified)
 
 
 def _truncated(url: str, received: int, declared: str | None) -> str:
