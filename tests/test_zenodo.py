@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import json
 import zipfile
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
