@@ -14,9 +14,7 @@ from dmbench.candidates.base import CandidateOutput, Record, register
 from dmbench.llm.candidate import CUT, LLMCandidate, Outcome, extract_plantuml
 from dmbench.llm.client import ChatError
 from dmbench.plantuml import validate
-from dmbench.sources.prompts import load_prompts
 
-PROMPT_NAMES = ("calamo_system.txt",)
 USER_TEMPLATE = "Transform into plant uml this specification text: {nlt}"
 NO_PLANTUML = "kaiser_zero_shot_no_plantuml"
 INVALID = "plantuml_validator: "
@@ -32,11 +30,12 @@ class Calamo(LLMCandidate):
     name = "calamo"
     upstream = "kaiser_zero_shot"
 
+    prompt_names = ("calamo_system.txt",)
+
     def __init__(self, model: str, prompts: Path | None = None, **settings: Any) -> None:
         for unused in ("temperature_translate", "truncate"):  # upstream ignores such settings
             settings.pop(unused, None)
-        texts, hashes = load_prompts(prompts, PROMPT_NAMES)
-        super().__init__(model, texts, hashes, **settings)
+        super().__init__(model, prompts, **settings)
 
     def settings(self) -> dict[str, Any]:
         """No reply is cut before extraction, so truncation is not a setting of calamo."""

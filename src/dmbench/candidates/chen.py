@@ -14,9 +14,7 @@ from dmbench.candidates.base import CandidateOutput, Record, register
 from dmbench.llm.candidate import LLMCandidate, Outcome, extract_plantuml
 from dmbench.llm.client import ChatError, check_option
 from dmbench.plantuml import validate
-from dmbench.sources.prompts import load_prompts
 
-PROMPT_NAMES = ("chen_system.txt", "chen_task.txt", "chen_translate.txt")
 NO_PUML = "zenodo_zero_shot_stage2_no_puml"
 INVALID = "zenodo_zero_shot_invalid: "
 
@@ -30,6 +28,7 @@ def stage1_user(task: str, text: str) -> str:
 class Chen(LLMCandidate):
     name = "chen"
     upstream = "zenodo_zero_shot"
+    prompt_names = ("chen_system.txt", "chen_task.txt", "chen_translate.txt")
 
     def __init__(
         self,
@@ -38,9 +37,8 @@ class Chen(LLMCandidate):
         prompts: Path | None = None,
         **settings: Any,
     ) -> None:
-        texts, hashes = load_prompts(prompts, PROMPT_NAMES)
-        super().__init__(model, texts, hashes, **settings)
         check_option("temperature", temperature_translate, "--temperature-translate")
+        super().__init__(model, prompts, **settings)
         self.temperature_translate = temperature_translate
 
     def settings(self) -> dict[str, Any]:

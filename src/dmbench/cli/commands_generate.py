@@ -13,7 +13,7 @@ import click
 from dmbench import paths
 from dmbench.candidates import CANDIDATES, get_candidate
 from dmbench.cli._options import package_option
-from dmbench.llm import CACHE_DIR, check_option, resolve_hosts
+from dmbench.llm import CACHE_DIR
 from dmbench.llm.candidate import CUT
 from dmbench.runs.jobs import generate_records, read_records_file
 from dmbench.sources.prompts import PROMPTS_DIR
@@ -200,26 +200,16 @@ def _candidate_settings(
         raise click.UsageError(f"{candidate} needs --model (an Ollama model, e.g. glm-5.1:cloud)")
     if candidate == "calamo" and not truncate:
         raise click.UsageError("--no-truncate is for chen: calamo cuts no reply before extraction")
-    _check_ranges(given)
     return {
         "model": model,
         "workers": workers,
-        "hosts": resolve_hosts(hosts),  # a malformed --host is refused before anything is read
+        "hosts": hosts,
         "offline": offline,
         "truncate": truncate,
         "cache_dir": package / CACHE_DIR,
         "prompts": package if (package / PROMPTS_DIR).is_dir() else None,
         **given,
     }
-
-
-def _check_ranges(given: dict[str, Any]) -> None:
-    """Range-check the options before anything is read (the candidate checks them again)."""
-    for name, value in given.items():
-        if name == "temperature_translate":
-            check_option("temperature", value, "--temperature-translate")
-        elif name not in ("timeout", "think"):
-            check_option(name, value)
 
 
 class ProgressBar:

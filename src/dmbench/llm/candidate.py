@@ -10,7 +10,7 @@ from __future__ import annotations
 import copy
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -27,6 +27,7 @@ from dmbench.llm.client import (
     Options,
 )
 from dmbench.plantuml import find_block
+from dmbench.sources.prompts import load_prompts
 
 CUT = 2000
 
@@ -57,11 +58,12 @@ class LLMCandidate(ABC):
     name: str
     upstream: str
 
+    prompt_names: tuple[str, ...]
+
     def __init__(
         self,
         model: str,
-        prompts: Mapping[str, str],
-        prompts_sha256: Mapping[str, str],
+        prompts: Path | None = None,
         temperature: float | None = 0.7,
         num_predict: int | None = 1024,
         seed: int | None = None,
@@ -93,8 +95,6 @@ class LLMCandidate(ABC):
         self.timeout = int(timeout) if float(timeout).is_integer() else float(timeout)
         self.think = think
         self.truncate = truncate
-        self.prompts = dict(prompts)
-        self.prompts_sha256 = dict(prompts_sha256)
         cache = ResponseCache(
             Path(cache_dir) if cache_dir is not None else paths.package_dir() / CACHE_DIR
         )
@@ -110,6 +110,8 @@ class LLMCandidate(ABC):
         )
         self.sample = sample
         self.workers = max(1, workers)
+        # read last: a bad option or host is refused before anything is read from the sources
+        self.prompts, self.prompts_sha256 = load_prompts(prompts, self.prompt_names)
 
     def for_run(self, run_index: int) -> LLMCandidate:
         """The same candidate drawing run ``run_index``'s samples (its own cache entries)."""
