@@ -57,15 +57,23 @@ def json_line(raw: bytes | str, where: str) -> Any:
             hint="save the file as UTF-8 without a BOM",
         )
     try:
-        item = json.loads(line)
+        return parse_json(line)
+    except ValueError as exc:
+        raise InputError(f"{where}: {exc}") from None
+
+
+def parse_json(text: str) -> Any:
+    """``text`` as JSON that can be stored again; a ``ValueError`` saying why it is not."""
+    try:
+        item = json.loads(text)
         json.dumps(item, ensure_ascii=False).encode("utf-8")
     except json.JSONDecodeError as exc:
-        raise InputError(f"{where}: not JSON ({exc.msg})") from None
+        raise ValueError(f"not JSON ({exc.msg})") from None
     except RecursionError:
-        raise InputError(f"{where}: JSON nested too deeply") from None
+        raise ValueError("JSON nested too deeply") from None
     except UnicodeEncodeError as exc:
         bad = f"\\u{ord(exc.object[exc.start]):04x}"
-        raise InputError(f"{where}: a string holds a lone surrogate ({bad})") from None
+        raise ValueError(f"a string holds a lone surrogate ({bad})") from None
     return item
 
 

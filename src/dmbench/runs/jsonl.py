@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from dmbench.errors import PackageError
+from dmbench.inputs import parse_json
 
 T = TypeVar("T")
 
@@ -55,16 +56,9 @@ def read_rows(
         lines.pop()
     for number, raw in enumerate(lines, start=1):
         try:
-            data = json.loads(raw.decode("utf-8"))
-            json.dumps(data, ensure_ascii=False).encode("utf-8")  # no lone surrogate
-            row = make(data)
-        except (ValueError, TypeError, KeyError, AttributeError, RecursionError) as exc:
-            reason: object = exc
-            if isinstance(exc, RecursionError):
-                reason = "nested too deeply"
-            elif isinstance(exc, UnicodeEncodeError):
-                reason = f"a string holds a lone surrogate (\\u{ord(exc.object[exc.start]):04x})"
-            message = f"{path}, line {number}: not a valid {kind} row ({reason})"
+            row = make(parse_json(raw.decode("utf-8")))
+        except (ValueError, TypeError, KeyError, AttributeError) as exc:
+            message = f"{path}, line {number}: not a valid {kind} row ({exc})"
             raise PackageError(message) from None
         problem = check(row) if check is not None else None
         if problem:
