@@ -21,6 +21,7 @@ from dmbench import atomic
 from dmbench.clock import now_utc
 from dmbench.errors import PackageError
 from dmbench.hashing import sha256_text
+from dmbench.inputs import parse_json
 from dmbench.judge.criteria import Criteria, parse_criteria
 from dmbench.judge.judging import Instance, Judge, Judged, JudgeOptions, judge_all
 from dmbench.judge.prompt import PROMPT_VERSION, template_sha256
@@ -204,11 +205,9 @@ def is_judge_run(path: Path) -> bool:
 def load_judge_run(path: Path) -> JudgeRun:
     run_file = Path(path) / RUN_FILE
     try:
-        info = json.loads(run_file.read_text("utf-8"))
+        info = parse_json(run_file.read_text("utf-8"))
     except (OSError, ValueError) as exc:  # not UTF-8, not JSON
         raise PackageError(f"{run_file}: cannot read judge run ({exc})") from None
-    except RecursionError:
-        raise PackageError(f"{run_file}: cannot read judge run (nested too deeply)") from None
     if not isinstance(info, dict):
         raise PackageError(f"{run_file}: cannot read judge run (not a JSON object)")
     return JudgeRun(Path(path), info)

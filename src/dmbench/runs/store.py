@@ -21,7 +21,7 @@ from typing import Any
 from dmbench import atomic
 from dmbench.candidates.base import CandidateOutput
 from dmbench.errors import PackageError
-from dmbench.inputs import BOM
+from dmbench.inputs import BOM, parse_json
 from dmbench.runs.jsonl import append_line, json_line, read_rows
 from dmbench.runs.scores import ScoreRow, read_scores, unknown_record
 from dmbench.sources.records import RECORDS_PATH, read_records
@@ -196,8 +196,8 @@ def load_run(path: Path) -> Run:
                 f"{run_file}: the file starts with a byte-order mark (BOM)",
                 hint="save it as UTF-8 without a BOM",
             )
-        info = RunInfo.from_dict(json.loads(raw.decode("utf-8")))
-    except (OSError, ValueError, TypeError, AttributeError, RecursionError) as exc:
+        info = RunInfo.from_dict(parse_json(raw.decode("utf-8")))
+    except (OSError, ValueError, TypeError, AttributeError) as exc:
         raise PackageError(f"{run_file}: cannot read run ({exc})") from exc
     return Run(Path(path), info)
 
