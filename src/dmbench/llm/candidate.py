@@ -53,7 +53,9 @@ def extract_plantuml(text: str) -> str | None:
 
 
 class LLMCandidate(ABC):
-    """Base of ``chen`` and ``calamo``: they add their prompts and ``_outcome``."""
+    """Base of ``chen`` and ``calamo``: they name their prompts and add ``_outcome``.
+
+    ``prompts`` is the folder the prompts are read from (``None``: the sources)."""
 
     name: str
     upstream: str
