@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import gzip
 import io
+import socket
 import sys
 import tarfile
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -111,6 +113,33 @@ def test_a_trickling_reply_stops_at_the_deadline(upstream_dir, tmp_path) -> None
             fetch(cache, base_url=server.url, timeout=5.0, deadline=1.0)
         assert time.monotonic() - started < 3.0
     assert _files_under(cache) == []
+
+
+def test_a_body_trickling_after_quick_headers_stops_at_the_deadline(upstream_dir, tmp_path):
+    """Headers at once, then a byte every 0.2 s (the issue's case): urllib has by then handed
+    the socket from the connection to the response, and the read of the body still ends."""
+    cache = tmp_path / "cache"
+    with ArchiveServer(served(upstream_dir), trickle_body=0.2) as server:
+        started = time.monotonic()
+        with pytest.raises(SourceError, match=r"took more than 1 s \([1-9] bytes received\)"):
+            fetch(cache, base_url=server.url, timeout=5.0, deadline=1.0)
+        assert time.monotonic() - started < 3.0
+    assert _files_under(cache) == []
+
+
+def test_a_silent_tls_handshake_stops_at_the_deadline(tmp_path) -> None:
+    """A server that accepts and never answers the TLS hello: each read would wait its 5 s
+    timeout, the download ends at its 1 s deadline."""
+    with socket.create_server(("127.0.0.1", 0)) as listening:
+        accepted: list[socket.socket] = []
+        threading.Thread(target=lambda: accepted.append(listening.accept()[0]), daemon=True).start()
+        base_url = f"https://127.0.0.1:{listening.getsockname()[1]}"
+        started = time.monotonic()
+        with pytest.raises(SourceError, match=r"took more than 1 s \(0 bytes received\)"):
+            fetch(tmp_path / "cache", base_url=base_url, timeout=5.0, deadline=1.0)
+        assert time.monotonic() - started < 3.0
+        for connection in accepted:
+            connection.close()
 
 
 @pytest.mark.parametrize(
