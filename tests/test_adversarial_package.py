@@ -155,11 +155,22 @@ def test_a_build_killed_while_deleting_the_replaced_package_is_finished(
     assert validate_package(package_copy).valid
 
 
-def test_host_credentials_never_reach_the_package(package_copy, upstream_dir, fake_ollama):
-    """user:password in --host: the run works, and not one file of the package holds the
-    password, hidden files (the reply cache) included, also after a rebuild."""
+@pytest.mark.parametrize(
+    ("secret_host", "secret"),
+    [("http://alice:S3cr3tPa55@", "S3cr3t"), ("/?api_key=K3yT0k3n#K3yFr4g", "K3y")],
+    ids=["user-password", "query-fragment"],
+)
+def test_host_credentials_never_reach_the_package(
+    package_copy, upstream_dir, fake_ollama, secret_host, secret
+):
+    """user:password, or a token in the query and fragment, of --host: the run works, and not one
+    file of the package holds the secret, hidden files (the reply cache) included, also after a
+    rebuild, nor does the command's output."""
     fake_ollama.responder = diagram_reply
-    host = fake_ollama.url.replace("http://", "http://alice:S3cr3tPa55@")
+    if secret_host.startswith("http://"):
+        host = fake_ollama.url.replace("http://", secret_host)
+    else:
+        host = fake_ollama.url + secret_host
     result = CliRunner().invoke(
         main,
         [
@@ -168,9 +179,10 @@ def test_host_credentials_never_reach_the_package(package_copy, upstream_dir, fa
         ],  # fmt: skip
     )
     assert result.exit_code == 0, result.output
+    assert secret not in result.output
     build(package_copy, upstream_dir)
-    holding = [p for p in package_copy.rglob("*") if p.is_file() and b"S3cr3t" in p.read_bytes()]
-    assert holding == []
+    files = [p for p in package_copy.rglob("*") if p.is_file()]
+    assert [p for p in files if secret.encode() in p.read_bytes()] == []
     (run_json,) = package_copy.glob("runs/calamo__test-model*/run.json")
     assert fake_ollama.url.encode() in run_json.read_bytes()
     assert b"alice" not in run_json.read_bytes()
