@@ -21,7 +21,7 @@ from typing import Any
 from dmbench import atomic
 from dmbench.candidates.base import CandidateOutput
 from dmbench.errors import PackageError
-from dmbench.inputs import BOM, parse_json
+from dmbench.inputs import BOM, dataclass_from_json, parse_json
 from dmbench.runs.jsonl import append_line, json_line, read_rows
 from dmbench.runs.scores import ScoreRow, read_scores, unknown_record
 from dmbench.sources.records import RECORDS_PATH, read_records
@@ -70,11 +70,8 @@ class RunInfo:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> RunInfo:
-        for name in ("settings", "provenance", "totals"):
-            if not isinstance(data.get(name, {}), dict):
-                raise TypeError(f"{name} is {data[name]!r}, not an object")
-        return cls(**data)
+    def from_dict(cls, data: Any) -> RunInfo:
+        return dataclass_from_json(cls, data)
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,9 +102,8 @@ class OutputRow:
         return json_line(data)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> OutputRow:
-        data["calls"] = tuple(data.get("calls", ()))
-        return cls(**data)
+    def from_dict(cls, data: Any) -> OutputRow:
+        return dataclass_from_json(cls, data)
 
 
 class Run:
