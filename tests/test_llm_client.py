@@ -272,6 +272,31 @@ class TestCache:
         assert again.text == "second" and again.call["cached"] is False
         assert json.loads(entry.read_text("utf-8"))["response"]["message"]["content"] == "second"
 
+    @pytest.mark.parametrize("message", [5, {"content": 5}, {"content": "x", "thinking": []}])
+    def test_an_entry_whose_message_is_no_text_is_asked_again(self, fake_ollama, tmp_path, message):
+        """Once `'int' object has no attribute 'strip'` when replayed."""
+        fake_ollama.script.extend([Reply("first"), Reply("second")])
+        make_chat(fake_ollama, tmp_path).chat("s", "u", Options())
+        (entry,) = (tmp_path / "cache" / "replies").rglob("*.json")
+        stored = json.loads(entry.read_text("utf-8"))
+        stored["response"]["message"] = message
+        entry.write_text(json.dumps(stored), encoding="utf-8")
+        again = make_chat(fake_ollama, tmp_path).chat("s", "u", Options())
+        assert again.text == "second" and again.call["cached"] is False
+
+    @pytest.mark.parametrize("damage", [b'{"model": "m", "model_di', b"[]", b'{"model": "m"}'])
+    def test_offline_with_a_damaged_model_record_says_what_to_do(
+        self, fake_ollama, tmp_path, damage
+    ):
+        """Once a JSONDecodeError or KeyError traceback in offline mode."""
+        fake_ollama.script.append(Reply("first"))
+        make_chat(fake_ollama, tmp_path).chat("s", "u", Options())
+        (record,) = (tmp_path / "cache" / "models").glob("*.json")
+        record.write_bytes(damage)
+        offline = make_chat(fake_ollama, tmp_path, offline=True)
+        with pytest.raises(CacheMissError, match="never seen model .* run once without --offline"):
+            offline.chat("s", "u", Options())
+
     def test_key_covers_messages_options_and_sample(self, fake_ollama, tmp_path):
         """Another message, option or sample number is another request."""
         fake_ollama.responder = lambda body: Reply(json.dumps(body["messages"]))

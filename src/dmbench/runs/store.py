@@ -10,7 +10,6 @@ from this store.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Container, Iterator
@@ -170,7 +169,7 @@ def open_run(package_dir: Path, info: RunInfo) -> Run:
     path = Path(package_dir) / RUNS_DIR / info.run_id
     run_file = path / RUN_FILE
     if run_file.exists():
-        stored = RunInfo.from_dict(json.loads(run_file.read_text(encoding="utf-8")))
+        stored = load_run(path).info
         if stored.settings != info.settings:
             raise PackageError(
                 f"{run_file}: a run with id {info.run_id!r} exists with other settings"
