@@ -12,10 +12,8 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from dmbench import paths
-from dmbench.check import CheckReport
-from dmbench.check import check as check_package
-from dmbench.deposit import Deposit, build_deposit
+from dmbench.core import paths
+from dmbench.flows.changes import ScoringResult, score_runs
 from dmbench.judge import leaderboard_rows
 from dmbench.metrics import DEFAULT_METRIC, Scores, compute
 from dmbench.package import BuildResult, Report, load_records, require_package, validate_package
@@ -30,11 +28,13 @@ from dmbench.package.tables import (
 )
 from dmbench.plantuml import Diagram
 from dmbench.plantuml import parse as parse_reading
+from dmbench.release.check import CheckReport
+from dmbench.release.check import check as check_package
+from dmbench.release.deposit import Deposit, build_deposit
 from dmbench.runs.verify import VerifyReport
 from dmbench.runs.verify import verify as verify_runs
 from dmbench.sources.records import RECORD_FIELDS
 from dmbench.tables.render import TableSet, build_tables
-from dmbench.workflows import ScoringResult, score_runs
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from dmbench.candidates.base import CandidateOutput, Record, register
-from dmbench.llm.candidate import CUT, LLMCandidate, Outcome, extract_plantuml
 from dmbench.llm.client import ChatError
+from dmbench.llm.llm_candidate import CUT, LLMCandidate, Outcome, extract_plantuml
 from dmbench.plantuml import validate
 
 USER_TEMPLATE = "Transform into plant uml this specification text: {nlt}"

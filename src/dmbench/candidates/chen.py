@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from dmbench.candidates.base import CandidateOutput, Record, register
-from dmbench.llm.candidate import LLMCandidate, Outcome, extract_plantuml
 from dmbench.llm.client import ChatError, check_option
+from dmbench.llm.llm_candidate import LLMCandidate, Outcome, extract_plantuml
 from dmbench.plantuml import validate
 
 NO_PUML = "zenodo_zero_shot_stage2_no_puml"

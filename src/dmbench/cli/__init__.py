@@ -17,7 +17,7 @@ from dmbench.cli import (
     commands_sources,
     commands_study,
 )
-from dmbench.cli._errors import DmbenchGroup
+from dmbench.cli._group import DmbenchGroup
 
 
 @click.group(cls=DmbenchGroup)

@@ -10,15 +10,15 @@ from typing import IO, Any
 
 import click
 
-from dmbench import paths
 from dmbench.candidates import CANDIDATES, get_candidate
 from dmbench.cli._options import package_option
+from dmbench.core import paths
+from dmbench.flows.changes import generate_dataset_runs
 from dmbench.llm import CACHE_DIR
-from dmbench.llm.candidate import CUT
+from dmbench.llm.llm_candidate import CUT
 from dmbench.runs.jobs import generate_records, read_records_file
 from dmbench.sources.prompts import PROMPTS_DIR
 from dmbench.sources.records import DATASET_CHOICES
-from dmbench.workflows import generate_dataset_runs
 
 
 @click.command()

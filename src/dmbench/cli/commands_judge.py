@@ -11,10 +11,11 @@ from typing import IO
 
 import click
 
-from dmbench import paths
 from dmbench.cli._options import elapsed, package_option, sources_option
 from dmbench.cli.commands_generate import ProgressBar
+from dmbench.core import paths
 from dmbench.errors import PackageError
+from dmbench.flows.changes import judge_stored_runs, judge_study
 from dmbench.judge import (
     Instance,
     Judge,
@@ -29,8 +30,7 @@ from dmbench.judge.judging import DEFAULT_NUM_CTX, DEFAULT_NUM_PREDICT
 from dmbench.judge.runs import CONTROLS, JudgeRun, select_judged_runs
 from dmbench.llm import CACHE_DIR, DEFAULT_TIMEOUT, OllamaChat, ResponseCache
 from dmbench.runs.store import Run
-from dmbench.tables.leaderboard import write_leaderboard
-from dmbench.workflows import judge_stored_runs, judge_study
+from dmbench.tables.leaderboard_files import write_leaderboard
 
 
 def _split(values: tuple[str, ...]) -> list[str]:

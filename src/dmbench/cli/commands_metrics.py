@@ -7,8 +7,8 @@ from pathlib import Path
 
 import click
 
-from dmbench import inputs
 from dmbench.cli._options import metric_option
+from dmbench.core import inputs
 from dmbench.metrics import (
     SCORE_NAMES,
     download_nltk_data,

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import click
 
-from dmbench import atomic, inputs, paths
 from dmbench.cli._options import sources_option
+from dmbench.core import atomic, inputs, paths
 from dmbench.errors import InputError
 from dmbench.plantuml import CR_ONLY_LINE_ENDINGS, READINGS, ParseError, cr_only_line_endings
 from dmbench.plantuml import parse as parse_text

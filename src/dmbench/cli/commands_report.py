@@ -7,8 +7,8 @@ from pathlib import Path
 
 import click
 
-from dmbench import paths
 from dmbench.cli._options import package_option
+from dmbench.core import paths
 from dmbench.render import LAYOUT, PLANTUML_VERSION, cache_dir_for, render_diagrams
 from dmbench.report import build_site
 from dmbench.report.data import package_diagrams

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import click
 
-from dmbench import paths
 from dmbench.api import Package
 from dmbench.cli._options import elapsed, metric_option, package_option, sources_option
+from dmbench.core import paths
 from dmbench.package import require_package
 from dmbench.tables import SCORE_SOURCES
 from dmbench.tables.errata import write_errata

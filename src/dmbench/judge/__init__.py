@@ -20,8 +20,8 @@ from dmbench.judge.judging import (
 )
 from dmbench.judge.leaderboard import leaderboard_rows
 from dmbench.judge.pairs import judge_pairs, read_pairs
+from dmbench.judge.protocol_scores import ratio, score
 from dmbench.judge.runs import list_judge_runs, open_judge_run, run_judgements, targets
-from dmbench.judge.scoring import ratio, score
 
 __all__ = [
     "EMPTY_GENERATED",

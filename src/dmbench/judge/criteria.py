@@ -17,8 +17,8 @@ from typing import Any
 
 import jsonschema
 
+from dmbench.core.hashing import sha256_bytes
 from dmbench.errors import InputError
-from dmbench.hashing import sha256_bytes
 
 DEFAULT_CRITERIA = "criteria-v1.json"
 CRITERIA_SCHEMA = "judge-criteria.schema.json"

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import IO, Any
 
+from dmbench.core.inputs import json_line
 from dmbench.errors import InputError
-from dmbench.inputs import json_line
 from dmbench.judge.judging import Instance, Judge, Judged, judge_in_order
 
 _REQUIRED = ("id", "text", "reference", "generated")

@@ -17,15 +17,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dmbench import atomic
-from dmbench.clock import now_utc
+from dmbench.core import atomic
+from dmbench.core.clock import now_utc
+from dmbench.core.hashing import sha256_text
+from dmbench.core.inputs import parse_json
+from dmbench.core.provenance import code_provenance
 from dmbench.errors import PackageError
-from dmbench.hashing import sha256_text
-from dmbench.inputs import parse_json
 from dmbench.judge.criteria import Criteria, parse_criteria
 from dmbench.judge.judging import Instance, Judge, Judged, JudgeOptions, judge_all
 from dmbench.judge.prompt import PROMPT_VERSION, template_sha256
-from dmbench.provenance import code_provenance
 from dmbench.runs.jsonl import append_line, json_line, read_rows
 from dmbench.runs.store import (
     JUDGE_RUN_PREFIX,

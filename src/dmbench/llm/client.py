@@ -61,9 +61,9 @@ import httpcore
 import httpx
 import ollama
 
-from dmbench.clock import now_utc
+from dmbench.core.clock import now_utc
+from dmbench.core.hashing import sha256_bytes, sha256_text
 from dmbench.errors import DmbenchError, InputError
-from dmbench.hashing import sha256_bytes, sha256_text
 from dmbench.llm.cache import ResponseCache, cache_key
 
 DEFAULT_TIMEOUT = 600

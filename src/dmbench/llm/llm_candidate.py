@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from dmbench import paths
+from dmbench.core import paths
 from dmbench.errors import DmbenchError
 from dmbench.llm.cache import CACHE_DIR, ResponseCache
 from dmbench.llm.client import (
