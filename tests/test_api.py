@@ -66,10 +66,11 @@ def test_package_tables_are_plain_dataframes():
 
 
 @pytest.mark.needs_nltk
-def test_parse_reads_compat_by_default_and_score_pair_scores_strings():
+def test_parse_reads_standard_by_default_as_everywhere_and_score_pair_scores_strings():
     text = "@startuml\nclass Customer {\n  -name: String\n}\nclass Order\n@enduml\n"
-    assert dmbench.parse(text) == parse_any_reading(text, "compat")
-    assert dmbench.parse(text) != dmbench.parse(text, "standard")
+    assert dmbench.parse(text) == parse_any_reading(text) == parse_any_reading(text, "standard")
+    assert dmbench.parse(text, "compat") == parse_any_reading(text, "compat")
+    assert dmbench.parse(text) != dmbench.parse(text, "compat")
     other = "@startuml\nclass Client {\n  name: String\n}\n@enduml\n"
     assert dmbench.score_pair(text, other) == compute(text, other, "metrik-4")
     assert dmbench.score_pair(text, other) != compute(text, other, "metrik-4-standard")

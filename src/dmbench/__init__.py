@@ -4,7 +4,7 @@ The public API (see the README's "Python API")::
 
     import dmbench
     package = dmbench.Package(".")      # records(), runs(), outputs(), scores(), validate(), ...
-    dmbench.parse(text)                 # PlantUML -> Diagram, as the published metric read it
+    dmbench.parse(text)                 # PlantUML -> Diagram (``reading="compat"``: as metrik-4)
     dmbench.score_pair(reference, generated)
 
 ``Package``, ``parse`` and ``score_pair`` are loaded on first use (PEP 562), so that importing

@@ -26,7 +26,7 @@ from dmbench.package.tables import (
     TABLE_FIELDS,
     run_table_rows,
 )
-from dmbench.plantuml import Diagram
+from dmbench.plantuml import DEFAULT_READING, Diagram
 from dmbench.plantuml import parse as parse_reading
 from dmbench.release.check import CheckReport
 from dmbench.release.check import check as check_package
@@ -124,8 +124,8 @@ class Package:
         return _frame(rows, TABLE_FIELDS[path])
 
 
-def parse(text: str, reading: str = "compat") -> Diagram:
-    """Read PlantUML; ``compat`` (the default here) reads it as the published metric did."""
+def parse(text: str, reading: str = DEFAULT_READING) -> Diagram:
+    """Read PlantUML as it means it (``standard``); ``compat`` reads it as metrik-4 scored it."""
     return parse_reading(text, reading)
 
 

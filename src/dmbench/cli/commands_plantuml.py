@@ -10,7 +10,13 @@ import click
 from dmbench.cli._options import sources_option
 from dmbench.core import atomic, inputs, paths
 from dmbench.errors import InputError
-from dmbench.plantuml import CR_ONLY_LINE_ENDINGS, READINGS, ParseError, cr_only_line_endings
+from dmbench.plantuml import (
+    CR_ONLY_LINE_ENDINGS,
+    DEFAULT_READING,
+    READINGS,
+    ParseError,
+    cr_only_line_endings,
+)
 from dmbench.plantuml import parse as parse_text
 from dmbench.plantuml._quirks import quirk_cost, to_csv, to_markdown
 from dmbench.sources.published import output_rows, reference_rows
@@ -18,7 +24,7 @@ from dmbench.sources.published import output_rows, reference_rows
 reading_option = click.option(
     "--reading",
     type=click.Choice(READINGS),
-    default="standard",
+    default=DEFAULT_READING,
     show_default=True,
     help="compat = exactly as metrik-4's parser reads it; standard = as PlantUML means it.",
 )

@@ -12,17 +12,8 @@ from typing import IO, Any
 
 from dmbench.candidates.base import Candidate, CandidateOutput, Record
 from dmbench.core.inputs import json_line
-from dmbench.errors import InputError, MissingPrerequisiteError
+from dmbench.errors import MissingPrerequisiteError, RecordsFileError
 from dmbench.runs.generate import iter_outputs
-
-
-class RecordsFileError(InputError):
-    """A ``--records`` file line is not a JSON object with string ``id`` and ``text``."""
-
-    def __init__(self, source: str, line: int, problem: str) -> None:
-        super().__init__(f"{source}, line {line}: {problem}")
-        self.source = source
-        self.line = line
 
 
 def check_ready(candidate: Candidate) -> None:
