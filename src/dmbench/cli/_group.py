@@ -1,4 +1,4 @@
-"""The one place where library errors become one-line CLI messages, never tracebacks.
+"""The command group: commands loaded on first use, and library errors as one-line messages.
 
 ``DmbenchError`` is translated, and so is ``OSError`` (a read-only or missing folder, a full
 disk: a property of the machine, not a bug); any other exception keeps its traceback.
@@ -6,12 +6,62 @@ disk: a property of the machine, not a bug); any other exception keeps its trace
 
 from __future__ import annotations
 
+import importlib
+from collections.abc import Sequence
+from typing import Any, NamedTuple
+
 import click
 
 from dmbench.errors import DmbenchError
 
 
+class LazyCommand(NamedTuple):
+    """A command by name: the ``dmbench.cli`` module defining it and its help's first paragraph.
+
+    The module's attribute is the name with ``-`` as ``_`` (``score-pair``: ``score_pair``)."""
+
+    name: str
+    module: str
+    summary: str
+
+
 class DmbenchGroup(click.Group):
+    """Lists commands from their summaries and imports a command's module only to run it."""
+
+    def __init__(self, *args: Any, lazy_commands: Sequence[LazyCommand] = (), **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.lazy_commands = {command.name: command for command in lazy_commands}
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *self.lazy_commands})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        lazy = self.lazy_commands.get(cmd_name)
+        if cmd_name in self.commands or lazy is None:
+            return super().get_command(ctx, cmd_name)
+        module = importlib.import_module(f"dmbench.cli.{lazy.module}")
+        command: click.Command = getattr(module, cmd_name.replace("-", "_"))
+        self.add_command(command, cmd_name)
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """As click's, from the summaries: listing the commands imports none of them."""
+        names = self.list_commands(ctx)
+        if not names:
+            return
+        limit = formatter.width - 6 - max(len(name) for name in names)
+        rows = []
+        for name in names:
+            if name in self.lazy_commands and name not in self.commands:
+                rows.append((name, click.utils.make_default_short_help(
+                    self.lazy_commands[name].summary, limit)))  # fmt: skip
+            else:
+                command = self.get_command(ctx, name)
+                if command is not None and not command.hidden:
+                    rows.append((name, command.get_short_help_str(limit)))
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
     def invoke(self, ctx: click.Context):  # type: ignore[override]
         try:
             return super().invoke(ctx)

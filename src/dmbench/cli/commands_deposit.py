@@ -109,6 +109,3 @@ def check(path: Path) -> None:
     click.echo(f"check ({report.seconds:.1f} s)")
     if not report.ok:
         raise SystemExit(1)
-
-
-COMMANDS = [deposit, check]

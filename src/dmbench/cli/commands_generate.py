@@ -254,5 +254,3 @@ class ProgressBar:
         if self.label:
             click.echo("", err=True)
         self.label = ""
-
-COMMANDS = [generate]

@@ -241,6 +241,3 @@ def leaderboard(judge_run_id: str | None, fmt: str, out: Path, package_dir: Path
         return
     path = write_leaderboard(rows, out, fmt)
     click.echo(f"wrote {path} ({elapsed(started)})")
-
-
-COMMANDS = [judge, leaderboard]

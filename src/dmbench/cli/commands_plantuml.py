@@ -107,6 +107,3 @@ def quirks(sources_dir: Path | None, out_dir: Path) -> None:
     atomic.write_text(out_dir / "quirk_cost.md", markdown)
     click.echo(markdown, nl=False)
     click.echo(f"wrote {out_dir / 'quirk_cost.csv'} and {out_dir / 'quirk_cost.md'}")
-
-
-COMMANDS = [parse, quirks]

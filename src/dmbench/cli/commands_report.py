@@ -73,6 +73,3 @@ def report(out: Path, package_dir: Path | None) -> None:
         click.echo(f"  {problem}", err=True)
     if not result.ok:
         raise SystemExit(1)
-
-
-COMMANDS = [render, report]

@@ -61,6 +61,3 @@ def reproduce(
     click.echo(f"total {elapsed(started)}")
     if failed:
         raise click.ClickException(f"stage {failed} failed; see its report above")
-
-
-COMMANDS = [reproduce]

@@ -9,7 +9,8 @@ from pathlib import Path
 import click
 
 from dmbench.api import Package
-from dmbench.cli._options import elapsed, metric_option, package_option, sources_option
+from dmbench.cli._metric_option import metric_option
+from dmbench.cli._options import elapsed, package_option, sources_option
 from dmbench.core import paths
 from dmbench.package import require_package
 from dmbench.tables import SCORE_SOURCES
@@ -125,6 +126,3 @@ def errata(out: Path, sources_dir: Path | None, package_dir: Path | None) -> Non
     started = time.perf_counter()
     path = write_errata(require_package(paths.package_dir(package_dir)), out, sources_dir)
     click.echo(f"wrote {path} ({elapsed(started)})")
-
-
-COMMANDS = [score, tables, verify, errata]

@@ -85,6 +85,3 @@ def metadata(root: Path) -> None:
     """Rewrite CITATION.cff, codemeta.json and .zenodo.json from dmbench's one metadata source."""
     for path in write_metadata(root):
         click.echo(f"wrote {path}")
-
-
-COMMANDS = [sources, build, validate, metadata]

@@ -67,6 +67,3 @@ def agreement(
     else:
         atomic.write_text(out, text)
     click.echo(f"agreement ({elapsed(started)})", err=True)
-
-
-COMMANDS = [agreement]
