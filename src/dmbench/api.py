@@ -7,13 +7,18 @@ the package's own column names and a plain range index, read fresh on every call
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from dmbench.core import paths
-from dmbench.flows.changes import ScoringResult, score_runs
+from dmbench.flows.changes import (
+    ScoringResult,
+    build_candidate,
+    generate_dataset_runs,
+    score_runs,
+)
 from dmbench.judge import leaderboard_rows
 from dmbench.metrics import DEFAULT_METRIC, Scores, compute
 from dmbench.package import BuildResult, Report, load_records, require_package, validate_package
@@ -31,9 +36,12 @@ from dmbench.plantuml import parse as parse_reading
 from dmbench.release.check import CheckReport
 from dmbench.release.check import check as check_package
 from dmbench.release.deposit import Deposit, build_deposit
+from dmbench.runs.generate import Progress as GenerateProgress
+from dmbench.runs.jobs import generate_records, read_records_file
+from dmbench.runs.store import Run
 from dmbench.runs.verify import VerifyReport
 from dmbench.runs.verify import verify as verify_runs
-from dmbench.sources.records import RECORD_FIELDS
+from dmbench.sources.records import ALL_DATASETS, RECORD_FIELDS
 from dmbench.tables.render import TableSet, build_tables
 
 if TYPE_CHECKING:
@@ -84,6 +92,41 @@ class Package:
     def judgements(self) -> pd.DataFrame:
         """One row per judge-model judgement of an output (``data/judgements.csv``)."""
         return self._run_table(JUDGEMENTS_PATH)
+
+    def generate(
+        self,
+        candidate: str,
+        model: str | None = None,
+        dataset: str = ALL_DATASETS,
+        runs: int = 1,
+        hosts: Sequence[str] = (),
+        offline: bool = False,
+        workers: int = 1,
+        on_output: GenerateProgress | None = None,
+        **options: Any,
+    ) -> list[Run]:
+        """Runs 1..``runs`` of ``candidate`` on ``dataset`` (``all``: both), resumed where stored.
+
+        ``options`` are the candidate's generation settings (``dmbench.candidates()`` lists them
+        with upstream's defaults); each one given becomes part of the run's settings and id."""
+        system = build_candidate(self.path, candidate, model, hosts, offline, workers, **options)
+        return generate_dataset_runs(self.path, system, dataset, runs, on_output)
+
+    def generate_records(
+        self,
+        candidate: str,
+        records: IO[bytes] | IO[str],
+        source: str = "<records>",
+        model: str | None = None,
+        hosts: Sequence[str] = (),
+        offline: bool = False,
+        workers: int = 1,
+        **options: Any,
+    ) -> Iterator[dict[str, Any]]:
+        """``candidate`` on your own JSON-lines records (``{"id", "text"}``), nothing stored:
+        one ``{"id", "generated", "failed", "error"}`` per record, in order."""
+        system = build_candidate(self.path, candidate, model, hosts, offline, workers, **options)
+        return generate_records(system, read_records_file(records, source=source))
 
     def leaderboard(self, judge: str | None = None) -> list[dict[str, Any]]:
         """The judge leaderboard's rows (every judge run, or run ``judge``), as plain dicts."""

@@ -73,6 +73,14 @@ class UnknownNameError(DmbenchError, LookupError):
     """A candidate, metric, reading, dataset, run, prompt or file name dmbench does not know."""
 
 
+class OptionError(DmbenchError, ValueError):
+    """A setting the chosen candidate does not take (an LLM option for rule_based, ...)."""
+
+
+class DuplicateNameError(DmbenchError, ValueError):
+    """A second candidate (or judge) registered under a name that is taken."""
+
+
 class MissingPrerequisiteError(DmbenchError):
     """A model or data set that a stage needs is not installed (the message says how to fix it)."""
 

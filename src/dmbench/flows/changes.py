@@ -13,13 +13,15 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
-from dmbench.candidates import Candidate, Record
-from dmbench.errors import PackageError
+from dmbench.candidates import CANDIDATES, Candidate, Record, candidate_spec
+from dmbench.errors import OptionError, PackageError, UnknownNameError
 from dmbench.judge import Criteria, Judge, JudgeOptions
 from dmbench.judge.runs import JudgeRun, open_judge_run, run_judgements, targets
 from dmbench.judge.runs import Progress as JudgeProgress
 from dmbench.judge.study_run import study_pairs, study_row_maker, study_source
+from dmbench.llm import CACHE_DIR
 from dmbench.metrics import DEFAULT_METRIC
 from dmbench.package import load_records, refresh, require_package
 from dmbench.package.descriptor import DESCRIPTOR
@@ -30,6 +32,7 @@ from dmbench.runs.jobs import check_ready
 from dmbench.runs.rescoring import Rescored, rescore, select_runs
 from dmbench.runs.scores import replace_scores
 from dmbench.runs.store import RUN_FILE, Run
+from dmbench.sources.prompts import PROMPTS_DIR
 from dmbench.sources.records import ALL_DATASETS, DATASETS
 
 
@@ -83,6 +86,53 @@ def _check_run_file(run: Run) -> None:
     errors = sorted(run_json_validator().iter_errors(data), key=str)
     if errors:
         raise PackageError(f"{run.path / RUN_FILE}: {errors[0].message}")
+
+
+def build_candidate(
+    package_dir: Path,
+    name: str,
+    model: str | None = None,
+    hosts: Sequence[str] = (),
+    offline: bool = False,
+    workers: int = 1,
+    **options: Any,
+) -> Candidate:
+    """Candidate ``name`` as the command line and the API both build it, from its spec.
+
+    ``options`` are generation settings (``None``: not given, so upstream's default holds); one
+    the candidate does not take is refused. An LLM candidate caches replies in the package and
+    reads the package's prompt files when it has them, else the sources'."""
+    spec = candidate_spec(name)
+    given = {option: value for option, value in options.items() if value is not None}
+    known = {option for other in CANDIDATES.values() for option in other.options}
+    unknown = sorted(given.keys() - known)
+    if unknown:
+        raise UnknownNameError(f"unknown generation option {unknown[0]!r}; choose from {sorted(known)}")
+    if not spec.uses_llm:
+        if model or hosts or offline or workers > 1 or given:
+            raise OptionError(
+                f"--model, --workers, --host, --offline, --no-truncate and the generation "
+                f"options (--temperature, --seed, ...) are for the LLM candidates; {name} "
+                "takes none"
+            )
+        return spec.factory()
+    foreign = sorted(given.keys() - spec.options.keys())
+    if foreign:
+        flag = "--no-truncate" if foreign[0] == "truncate" else f"--{foreign[0].replace('_', '-')}"
+        takers = [other.name for other in CANDIDATES.values() if foreign[0] in other.options]
+        raise OptionError(f"{flag} is for {', '.join(takers)}: {name} does not take it")
+    if not model:
+        raise OptionError(f"{name} needs --model (an Ollama model, e.g. glm-5.1:cloud)")
+    package = Path(package_dir)
+    return spec.factory(
+        model=model,
+        workers=workers,
+        hosts=tuple(hosts),
+        offline=offline,
+        cache_dir=package / CACHE_DIR,
+        prompts=package if (package / PROMPTS_DIR).is_dir() else None,
+        **given,
+    )
 
 
 def generate_dataset_runs(

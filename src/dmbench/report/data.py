@@ -11,6 +11,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
+from dmbench.candidates import CANDIDATES
 from dmbench.core.hashing import sha256_text
 from dmbench.errors import MissingPrerequisiteError
 from dmbench.judge import list_judge_runs
@@ -21,7 +22,7 @@ from dmbench.runs.scores import ScoreRow
 from dmbench.runs.store import Run, list_runs
 from dmbench.tables.results import is_rejection, select_scores, series_of
 
-CANDIDATE_ORDER = ("rule_based", "chen", "calamo")
+CANDIDATE_ORDER = tuple(CANDIDATES)
 
 
 @dataclass(frozen=True, slots=True)
