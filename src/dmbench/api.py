@@ -7,7 +7,7 @@ the package's own column names and a plain range index, read fresh on every call
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
@@ -17,9 +17,15 @@ from dmbench.flows.changes import (
     ScoringResult,
     build_candidate,
     generate_dataset_runs,
+    judge_own_pairs,
+    judge_package,
+    make_judges,
     score_runs,
 )
-from dmbench.judge import leaderboard_rows
+from dmbench.judge import JudgeOptions, leaderboard_rows
+from dmbench.judge.runs import JudgeRun
+from dmbench.judge.runs import Progress as JudgeProgress
+from dmbench.llm import DEFAULT_TIMEOUT
 from dmbench.metrics import DEFAULT_METRIC, Scores, compute
 from dmbench.package import BuildResult, Report, load_records, require_package, validate_package
 from dmbench.package import build as build_package
@@ -42,6 +48,7 @@ from dmbench.runs.store import Run
 from dmbench.runs.verify import VerifyReport
 from dmbench.runs.verify import verify as verify_runs
 from dmbench.sources.records import ALL_DATASETS, RECORD_FIELDS
+from dmbench.tables.leaderboard_files import write_leaderboard as write_leaderboard_file
 from dmbench.tables.render import TableSet, build_tables
 
 if TYPE_CHECKING:
@@ -128,6 +135,52 @@ class Package:
         system = build_candidate(self.path, candidate, model, hosts, offline, workers, **options)
         return generate_records(system, read_records_file(records, source=source))
 
+    def judge(
+        self,
+        models: Sequence[str],
+        runs: Sequence[str] = (),
+        canonical: bool = False,
+        study: bool = False,
+        sources: PathLike | None = None,
+        hosts: Sequence[str] = (),
+        options: JudgeOptions = JudgeOptions(),
+        criteria: PathLike | None = None,
+        control: str | None = None,
+        workers: int = 1,
+        timeout: float = DEFAULT_TIMEOUT,
+        offline: bool = False,
+        retry_failed: bool = False,
+        on_start: Callable[[JudgeRun, int], None] | None = None,
+        on_row: JudgeProgress | None = None,
+        on_warning: Callable[[str], None] | None = None,
+    ) -> JudgeRun:
+        """Judge the outputs of stored ``runs`` (or every ``canonical`` run, or the metric
+        ``study``'s 39 pairs) with judge ``models`` into a judge run, resumed where stored.
+
+        ``options`` (seed, both orders, num_predict, num_ctx, think) hold the judge's defaults;
+        ``criteria`` is a criteria file (default: dmbench's criteria-v1.json)."""
+        judges = make_judges(self.path, models, _path(criteria), options, hosts, timeout, offline)
+        return judge_package(self.path, judges, runs, canonical, study, _path(sources), control,
+                             workers, retry_failed, on_start, on_row, on_warning)  # fmt: skip
+
+    def judge_pairs(
+        self,
+        models: Sequence[str],
+        pairs: IO[bytes] | IO[str],
+        source: str = "<pairs>",
+        hosts: Sequence[str] = (),
+        options: JudgeOptions = JudgeOptions(),
+        criteria: PathLike | None = None,
+        control: str | None = None,
+        workers: int = 1,
+        timeout: float = DEFAULT_TIMEOUT,
+        offline: bool = False,
+    ) -> Iterator[dict[str, Any]]:
+        """Judge your own JSON-lines pairs (``{"id", "text", "reference", "generated"}``),
+        nothing stored: one result per pair, in input order (the package holds the cache)."""
+        judges = make_judges(self.path, models, _path(criteria), options, hosts, timeout, offline)
+        return judge_own_pairs(judges, pairs, source, control, workers)
+
     def leaderboard(self, judge: str | None = None) -> list[dict[str, Any]]:
         """The judge leaderboard's rows (every judge run, or run ``judge``), as plain dicts."""
         return leaderboard_rows(require_package(self.path), judge)
@@ -165,6 +218,15 @@ class Package:
         order = {r.record_id: i for i, r in enumerate(load_records(require_package(self.path)))}
         rows = run_table_rows(self.path, order)[path]
         return _frame(rows, TABLE_FIELDS[path])
+
+
+def _path(path: PathLike | None) -> Path | None:
+    return Path(path) if path is not None else None
+
+
+def write_leaderboard(rows: list[dict[str, Any]], out: PathLike, fmt: str) -> Path:
+    """``leaderboard.md`` (``fmt="md"``) or ``leaderboard.csv`` in ``out`` from the rows."""
+    return write_leaderboard_file(rows, Path(out), fmt)
 
 
 def parse(text: str, reading: str = DEFAULT_READING) -> Diagram:

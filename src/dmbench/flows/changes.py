@@ -10,18 +10,33 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from dmbench.candidates import CANDIDATES, Candidate, Record, candidate_spec
+from dmbench.core import paths
 from dmbench.errors import OptionError, PackageError, UnknownNameError
-from dmbench.judge import Criteria, Judge, JudgeOptions
-from dmbench.judge.runs import JudgeRun, open_judge_run, run_judgements, targets
+from dmbench.judge import (
+    Criteria,
+    Judge,
+    JudgeOptions,
+    judge_pairs,
+    load_criteria,
+    model_family,
+    read_pairs,
+)
+from dmbench.judge.runs import (
+    JudgeRun,
+    open_judge_run,
+    run_judgements,
+    select_judged_runs,
+    targets,
+)
 from dmbench.judge.runs import Progress as JudgeProgress
 from dmbench.judge.study_run import study_pairs, study_row_maker, study_source
-from dmbench.llm import CACHE_DIR
+from dmbench.llm import CACHE_DIR, DEFAULT_TIMEOUT, OllamaChat, ResponseCache
 from dmbench.metrics import DEFAULT_METRIC
 from dmbench.package import load_records, refresh, require_package
 from dmbench.package.descriptor import DESCRIPTOR
@@ -226,3 +241,82 @@ def judge_study(
                        study_row_maker(pairs))  # fmt: skip
         refresh(package_dir)
     return run
+
+
+def make_judges(
+    package_dir: Path,
+    models: Sequence[str],
+    criteria_file: Path | None = None,
+    options: JudgeOptions = JudgeOptions(),
+    hosts: Sequence[str] = (),
+    timeout: float = DEFAULT_TIMEOUT,
+    offline: bool = False,
+) -> list[Judge]:
+    """One judge per model (a panel when several), sharing the package's reply cache."""
+    if len(set(models)) != len(models):
+        raise OptionError("a --model is given twice")
+    if not models:
+        raise OptionError("a judge needs --model (an Ollama model)")
+    criteria = load_criteria(criteria_file)
+    cache = ResponseCache(Path(package_dir) / CACHE_DIR)
+    return [
+        Judge(OllamaChat(model, hosts=tuple(hosts), timeout=timeout, think=options.think,
+                         cache=cache, offline=offline), criteria, options)
+        for model in models
+    ]  # fmt: skip
+
+
+def judge_package(
+    package_dir: Path,
+    judges: Sequence[Judge],
+    run_ids: Sequence[str] = (),
+    canonical: bool = False,
+    study: bool = False,
+    sources_dir: Path | None = None,
+    control: str | None = None,
+    workers: int = 1,
+    retry_failed: bool = False,
+    on_start: Callable[[JudgeRun, int], None] | None = None,
+    on_row: JudgeProgress | None = None,
+    on_warning: Callable[[str], None] | None = None,
+) -> JudgeRun:
+    """Judge stored runs (``run_ids``, or every ``canonical`` one) or the metric ``study``'s
+    pairs into a judge run of the package; ``on_warning`` hears of a judge that shares a model
+    family with a judged LLM (it may prefer its own family's outputs)."""
+    if sum((bool(run_ids), canonical, study)) != 1:
+        raise OptionError("give exactly one of --runs, --canonical and --study")
+    runs = [] if study else select_judged_runs(package_dir, run_ids, canonical)
+    families = {model_family(judge.model): judge.model for judge in judges}
+    for llm in sorted({run.info.model for run in runs if run.info.model}):
+        judge_model = families.get(model_family(llm))
+        if judge_model and on_warning is not None:
+            on_warning(
+                f"judge {judge_model} shares the model family {model_family(llm)!r} with "
+                f"{llm}; it may prefer its own family's outputs"
+            )
+    criteria, options = judges[0].criteria, judges[0].options
+    if study:
+        sources = sources_dir or paths.default_sources_dir(package_dir)
+        return judge_study(package_dir, judges, criteria, options, sources, control, workers,
+                           on_start, on_row, retry_failed)  # fmt: skip
+    return judge_stored_runs(package_dir, judges, criteria, options, runs, control, workers,
+                             on_start, on_row, retry_failed)  # fmt: skip
+
+
+def judge_own_pairs(
+    judges: Sequence[Judge],
+    pairs: IO[bytes] | IO[str],
+    source: str = "<pairs>",
+    control: str | None = None,
+    workers: int = 1,
+) -> Iterator[dict[str, Any]]:
+    """Judge JSON-lines pairs, nothing stored: one result line per pair, in input order.
+
+    ``control="identity"`` shows each pair's reference against itself instead."""
+    instances = read_pairs(pairs, source=source)
+    if control is not None:
+        instances = [replace(i, generated=i.reference) for i in instances]
+    for judge in judges:
+        judge.chat.server_info()
+    return judge_pairs(judges, instances, workers)
+
