@@ -11,7 +11,7 @@ from conftest import read_jsonl
 
 from dmbench.cli import main
 from dmbench.cli.commands_plantuml import parse as parse_command
-from dmbench.cli.commands_plantuml import quirks as quirks_command
+from dmbench.cli.commands_quirks import quirks as quirks_command
 from dmbench.plantuml import parse
 from dmbench.plantuml._quirks import quirk_cost, row_cost, to_csv
 from dmbench.sources.published import (

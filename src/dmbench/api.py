@@ -22,13 +22,17 @@ from dmbench.flows.changes import (
     make_judges,
     score_runs,
 )
+from dmbench.flows.reproduce import reproduce as run_pipeline
 from dmbench.judge import JudgeOptions, leaderboard_rows
-from dmbench.judge.runs import JudgeRun
+from dmbench.judge.judging import DEFAULT_NUM_CTX, DEFAULT_NUM_PREDICT
+from dmbench.judge.runs import CONTROLS, JudgeRun
 from dmbench.judge.runs import Progress as JudgeProgress
 from dmbench.llm import DEFAULT_TIMEOUT
 from dmbench.metrics import DEFAULT_METRIC, Scores, compute
 from dmbench.package import BuildResult, Report, load_records, require_package, validate_package
 from dmbench.package import build as build_package
+from dmbench.package.descriptor import DESCRIPTOR
+from dmbench.package.metadata import write_metadata
 from dmbench.package.tables import (
     JUDGEMENTS_PATH,
     OUTPUTS_PATH,
@@ -37,19 +41,29 @@ from dmbench.package.tables import (
     TABLE_FIELDS,
     run_table_rows,
 )
+from dmbench.package.zenodo import API_URLS, TOKEN_ENV, ZenodoClient
 from dmbench.plantuml import DEFAULT_READING, Diagram
 from dmbench.plantuml import parse as parse_reading
+from dmbench.plantuml._quirks import quirk_cost, to_csv, to_markdown
 from dmbench.release.check import CheckReport
 from dmbench.release.check import check as check_package
-from dmbench.release.deposit import Deposit, build_deposit
+from dmbench.release.deposit import Deposit, build_deposit, upload_deposit
+from dmbench.render import LAYOUT, PLANTUML_VERSION, cache_dir_for, render_diagrams
+from dmbench.report import build_site
+from dmbench.report.data import package_diagrams
 from dmbench.runs.generate import Progress as GenerateProgress
 from dmbench.runs.jobs import generate_records, read_records_file
 from dmbench.runs.store import Run
 from dmbench.runs.verify import VerifyReport
 from dmbench.runs.verify import verify as verify_runs
-from dmbench.sources.records import ALL_DATASETS, RECORD_FIELDS
+from dmbench.sources import DEFAULT_BASE_URL, fetch
+from dmbench.sources.published import output_rows, reference_rows
+from dmbench.sources.records import ALL_DATASETS, DATASET_CHOICES, RECORD_FIELDS
+from dmbench.tables import SCORE_SOURCES
+from dmbench.tables.agreement import agreement_csv, agreement_markdown, agreement_table
+from dmbench.tables.errata import write_errata
 from dmbench.tables.leaderboard_files import write_leaderboard as write_leaderboard_file
-from dmbench.tables.render import TableSet, build_tables
+from dmbench.tables.render import TableSet, build_tables, write_tables
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -229,6 +243,14 @@ def write_leaderboard(rows: list[dict[str, Any]], out: PathLike, fmt: str) -> Pa
     return write_leaderboard_file(rows, Path(out), fmt)
 
 
+def quirk_tables(sources: PathLike | None = None) -> tuple[str, str]:
+    """What the compat reading loses against the standard one over the published references
+    and outputs, per dataset and candidate: (CSV, Markdown), as ``dmbench quirks`` writes them."""
+    chosen = Path(sources) if sources is not None else paths.default_sources_dir()
+    records = quirk_cost([*reference_rows(chosen), *output_rows(chosen)])
+    return to_csv(records), to_markdown(records)
+
+
 def parse(text: str, reading: str = DEFAULT_READING) -> Diagram:
     """Read PlantUML as it means it (``standard``); ``compat`` reads it as metrik-4 scored it."""
     return parse_reading(text, reading)
@@ -237,3 +259,44 @@ def parse(text: str, reading: str = DEFAULT_READING) -> Diagram:
 def score_pair(reference: str, generated: str, metric: str = DEFAULT_METRIC) -> Scores:
     """The three scores of ``generated`` against ``reference`` (PlantUML strings)."""
     return compute(reference, generated, metric)
+
+
+#: The library API, and below it what the command line uses besides (its one door to the stages).
+__all__ = [
+    "Package",
+    "parse",
+    "quirk_tables",
+    "score_pair",
+    "write_leaderboard",
+    "API_URLS",
+    "CONTROLS",
+    "DATASET_CHOICES",
+    "DEFAULT_BASE_URL",
+    "DEFAULT_NUM_CTX",
+    "DEFAULT_NUM_PREDICT",
+    "DEFAULT_TIMEOUT",
+    "DESCRIPTOR",
+    "JudgeOptions",
+    "JudgeRun",
+    "LAYOUT",
+    "PLANTUML_VERSION",
+    "SCORE_SOURCES",
+    "TOKEN_ENV",
+    "ZenodoClient",
+    "agreement_csv",
+    "agreement_markdown",
+    "agreement_table",
+    "build_deposit",
+    "build_site",
+    "cache_dir_for",
+    "check_package",
+    "fetch",
+    "package_diagrams",
+    "render_diagrams",
+    "require_package",
+    "run_pipeline",
+    "upload_deposit",
+    "write_errata",
+    "write_metadata",
+    "write_tables",
+]

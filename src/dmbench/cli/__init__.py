@@ -51,7 +51,7 @@ LAZY_COMMANDS = (
     ),
     LazyCommand(
         "quirks",
-        "commands_plantuml",
+        "commands_quirks",
         "Tabulate what the compat reading loses against the standard one, per dataset/candidate.",
     ),
     LazyCommand(

@@ -53,8 +53,8 @@ class DmbenchGroup(click.Group):
         rows = []
         for name in names:
             if name in self.lazy_commands and name not in self.commands:
-                rows.append((name, click.utils.make_default_short_help(
-                    self.lazy_commands[name].summary, limit)))  # fmt: skip
+                stand_in = click.Command(name, help=self.lazy_commands[name].summary)
+                rows.append((name, stand_in.get_short_help_str(limit)))
             else:
                 command = self.get_command(ctx, name)
                 if command is not None and not command.hidden:

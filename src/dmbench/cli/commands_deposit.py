@@ -8,12 +8,17 @@ from pathlib import Path
 
 import click
 
+from dmbench.api import (
+    API_URLS,
+    TOKEN_ENV,
+    ZenodoClient,
+    build_deposit,
+    check_package,
+    upload_deposit,
+)
 from dmbench.cli._options import elapsed, package_option
 from dmbench.core import paths
 from dmbench.errors import MissingPrerequisiteError
-from dmbench.package.zenodo import API_URLS, TOKEN_ENV, ZenodoClient
-from dmbench.release.check import check as check_package
-from dmbench.release.deposit import build_deposit, upload_deposit
 
 API_URL_ENV = "DMBENCH_ZENODO_API"
 

@@ -11,11 +11,10 @@ from typing import IO, Any
 import click
 
 import dmbench
-from dmbench.api import Package
+from dmbench.api import DATASET_CHOICES, Package
 from dmbench.cli._options import package_option
 from dmbench.core import paths
 from dmbench.errors import OptionError
-from dmbench.sources.records import DATASET_CHOICES
 
 SPECS = dmbench.candidates()
 UPSTREAM = {name: value for spec in SPECS for name, value in spec.options.items()}

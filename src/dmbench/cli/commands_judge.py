@@ -11,15 +11,20 @@ from typing import IO
 
 import click
 
-from dmbench.api import Package, write_leaderboard
+from dmbench.api import (
+    CONTROLS,
+    DEFAULT_NUM_CTX,
+    DEFAULT_NUM_PREDICT,
+    DEFAULT_TIMEOUT,
+    JudgeOptions,
+    JudgeRun,
+    Package,
+    write_leaderboard,
+)
 from dmbench.cli._options import elapsed, package_option, sources_option
 from dmbench.cli.commands_generate import ProgressBar
 from dmbench.core import paths
 from dmbench.errors import OptionError, PackageError
-from dmbench.judge import JudgeOptions
-from dmbench.judge.judging import DEFAULT_NUM_CTX, DEFAULT_NUM_PREDICT
-from dmbench.judge.runs import CONTROLS, JudgeRun
-from dmbench.llm import DEFAULT_TIMEOUT
 
 
 def _split(values: tuple[str, ...]) -> list[str]:

@@ -7,11 +7,16 @@ from pathlib import Path
 
 import click
 
+from dmbench.api import (
+    LAYOUT,
+    PLANTUML_VERSION,
+    build_site,
+    cache_dir_for,
+    package_diagrams,
+    render_diagrams,
+)
 from dmbench.cli._options import package_option
 from dmbench.core import paths
-from dmbench.render import LAYOUT, PLANTUML_VERSION, cache_dir_for, render_diagrams
-from dmbench.report import build_site
-from dmbench.report.data import package_diagrams
 
 
 @click.command()

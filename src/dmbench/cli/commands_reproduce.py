@@ -7,9 +7,9 @@ from pathlib import Path
 
 import click
 
+from dmbench.api import run_pipeline
 from dmbench.cli._options import elapsed, package_option, sources_option
 from dmbench.core import paths
-from dmbench.flows.reproduce import reproduce as run_pipeline
 
 
 @click.command()

@@ -8,14 +8,10 @@ from pathlib import Path
 
 import click
 
-from dmbench.api import Package
+from dmbench.api import SCORE_SOURCES, Package, require_package, write_errata, write_tables
 from dmbench.cli._metric_option import metric_option
 from dmbench.cli._options import elapsed, package_option, sources_option
 from dmbench.core import paths
-from dmbench.package import require_package
-from dmbench.tables import SCORE_SOURCES
-from dmbench.tables.errata import write_errata
-from dmbench.tables.render import write_tables
 
 workers_option = click.option(
     "--workers",

@@ -8,12 +8,9 @@ from pathlib import Path
 
 import click
 
-from dmbench.api import Package
+from dmbench.api import DEFAULT_BASE_URL, DESCRIPTOR, Package, fetch, write_metadata
 from dmbench.cli._options import elapsed, package_option, sources_option
 from dmbench.core import paths
-from dmbench.package.descriptor import DESCRIPTOR
-from dmbench.package.metadata import write_metadata
-from dmbench.sources import DEFAULT_BASE_URL, fetch
 
 
 @click.group()
