@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import re
 
 import pytest
 from click.testing import CliRunner
@@ -10,7 +11,7 @@ from click.testing import CliRunner
 import dmbench
 from dmbench.candidates import CandidateSpec, register
 from dmbench.cli import main
-from dmbench.errors import DuplicateNameError
+from dmbench.errors import DuplicateNameError, OptionError, UnknownNameError
 from dmbench.llm.llm_candidate import LLMCandidate
 from dmbench.runs.import_published import effective_settings
 from dmbench.sources.published import CANDIDATES as UPSTREAM_NAMES
@@ -70,3 +71,24 @@ def test_generate_offers_the_registered_candidates_and_their_defaults():
     shown = " ".join(CliRunner().invoke(main, ["generate", "--help"]).output.split())
     assert "[rule_based|chen|calamo]" in shown or "rule_based|chen|calamo" in shown.replace(" ", "")
     assert "[default: 0.7]" in shown and "[default: 0.0]" in shown and "[default: 1024]" in shown
+
+
+@pytest.mark.parametrize(
+    ("candidate", "settings", "error", "message"),
+    [
+        ("rule_based", {"seed": 1}, OptionError, "are for the LLM candidates; rule_based takes none"),
+        ("calamo", {"model": "m", "temperature_translate": 0.1}, OptionError,
+         "--temperature-translate is for chen: calamo does not take it"),
+        ("calamo", {"model": "m", "truncate": False}, OptionError, "--no-truncate is for chen"),
+        ("chen", {}, OptionError, "chen needs --model"),
+        ("chen", {"model": "m", "temprature": 0.1}, UnknownNameError, "'temprature'"),
+        ("nope", {}, UnknownNameError, "unknown candidate 'nope'"),
+    ],
+)  # fmt: skip
+def test_the_api_refuses_what_the_candidate_does_not_take(
+    tmp_path, candidate, settings, error, message
+):
+    """The rules live with the specs, so a library caller meets them as the CLI user does."""
+    with pytest.raises(error, match=re.escape(message)):
+        dmbench.Package(tmp_path).generate(candidate, dataset="ds2", **settings)
+    assert list(tmp_path.iterdir()) == []
