@@ -19,7 +19,6 @@ from dmbench.candidates import CANDIDATES, Candidate, Record, candidate_spec
 from dmbench.core import paths
 from dmbench.errors import OptionError, PackageError, UnknownNameError
 from dmbench.judge import (
-    Criteria,
     Judge,
     JudgeOptions,
     judge_pairs,
@@ -29,6 +28,7 @@ from dmbench.judge import (
 )
 from dmbench.judge.runs import (
     JudgeRun,
+    judged_row,
     open_judge_run,
     run_judgements,
     select_judged_runs,
@@ -179,70 +179,6 @@ def generate_dataset_runs(
     return done
 
 
-def judge_stored_runs(
-    package_dir: Path,
-    judges: Sequence[Judge],
-    criteria: Criteria,
-    options: JudgeOptions,
-    runs: Sequence[Run],
-    control: str | None = None,
-    workers: int = 1,
-    on_start: Callable[[JudgeRun, int], None] | None = None,
-    on_row: JudgeProgress | None = None,
-    retry_failed: bool = False,
-) -> JudgeRun:
-    """Judge the outputs of ``runs`` into a judge run (resumed where stored), then refresh.
-
-    Every judge answers (or, offline, the cache knows it) before anything is written;
-    ``on_start(run, total)`` is told the run and how many instances it has in all;
-    ``retry_failed`` asks again about the instances a previous stretch recorded as failed."""
-    require_package(package_dir)
-    wanted = targets(runs, load_records(package_dir), criteria, control)
-    for judge in judges:
-        judge.chat.server_info()
-    with package_lock(package_dir):
-        run = open_judge_run(
-            package_dir, judges, criteria, options, [r.info.run_id for r in runs], control
-        )
-        run_judgements(run, judges, wanted, workers, on_row, retry_failed, on_start)
-        refresh(package_dir)
-    return run
-
-
-def judge_study(
-    package_dir: Path,
-    judges: Sequence[Judge],
-    criteria: Criteria,
-    options: JudgeOptions,
-    sources_dir: Path,
-    control: str | None = None,
-    workers: int = 1,
-    on_start: Callable[[JudgeRun, int], None] | None = None,
-    on_row: JudgeProgress | None = None,
-    retry_failed: bool = False,
-) -> JudgeRun:
-    """Judge the metric study's 39 human-rated pairs into a study run (resumed where stored),
-    then refresh, so that ``dmbench agreement`` finds it.
-
-    ``control="identity"`` shows each pair's reference against itself instead."""
-    require_package(package_dir)
-    pairs = study_pairs(sources_dir, load_records(package_dir))
-    wanted = [p.target for p in pairs]
-    if control is not None:
-        wanted = [replace(t, instance=replace(t.instance, generated=t.instance.reference))
-                  for t in wanted]  # fmt: skip
-    for judge in judges:
-        judge.chat.server_info()
-    with package_lock(package_dir):
-        run = open_judge_run(
-            package_dir, judges, criteria, options, [], control, study_source()
-        )
-        run_judgements(run, judges, wanted, workers, on_row, retry_failed, on_start,
-                       study_row_maker(pairs))  # fmt: skip
-        refresh(package_dir)
-    return run
-
-
 def make_judges(
     package_dir: Path,
     models: Sequence[str],
@@ -280,12 +216,43 @@ def judge_package(
     on_row: JudgeProgress | None = None,
     on_warning: Callable[[str], None] | None = None,
 ) -> JudgeRun:
-    """Judge stored runs (``run_ids``, or every ``canonical`` one) or the metric ``study``'s
-    pairs into a judge run of the package; ``on_warning`` hears of a judge that shares a model
-    family with a judged LLM (it may prefer its own family's outputs)."""
+    """Judge stored runs (``run_ids``, or every ``canonical`` one) or the metric ``study``'s 39
+    human-rated pairs into a judge run (resumed where stored), then refresh the package.
+
+    Every judge answers (or, offline, the cache knows it) before anything is written;
+    ``on_start(run, total)`` is told the run and how many instances it has in all;
+    ``retry_failed`` asks again about the instances a previous stretch recorded as failed;
+    ``on_warning`` hears of a judge sharing a judged LLM's model family (it may prefer it)."""
     if sum((bool(run_ids), canonical, study)) != 1:
         raise OptionError("give exactly one of --runs, --canonical and --study")
-    runs = [] if study else select_judged_runs(package_dir, run_ids, canonical)
+    criteria, options = judges[0].criteria, judges[0].options
+    if study:
+        require_package(package_dir)
+        sources = sources_dir or paths.default_sources_dir(package_dir)
+        pairs = study_pairs(sources, load_records(package_dir))
+        wanted = [pair.target for pair in pairs]
+        if control is not None:  # each pair's reference against itself
+            wanted = [replace(t, instance=replace(t.instance, generated=t.instance.reference))
+                      for t in wanted]  # fmt: skip
+        judged, study_file, row_of = [], study_source(), study_row_maker(pairs)
+    else:
+        runs = select_judged_runs(package_dir, run_ids, canonical)
+        _warn_self_preference(judges, runs, on_warning)
+        require_package(package_dir)
+        wanted = targets(runs, load_records(package_dir), criteria, control)
+        judged, study_file, row_of = [run.info.run_id for run in runs], None, judged_row
+    for judge in judges:
+        judge.chat.server_info()
+    with package_lock(package_dir):
+        run = open_judge_run(package_dir, judges, criteria, options, judged, control, study_file)
+        run_judgements(run, judges, wanted, workers, on_row, retry_failed, on_start, row_of)
+        refresh(package_dir)
+    return run
+
+
+def _warn_self_preference(
+    judges: Sequence[Judge], runs: Sequence[Run], on_warning: Callable[[str], None] | None
+) -> None:
     families = {model_family(judge.model): judge.model for judge in judges}
     for llm in sorted({run.info.model for run in runs if run.info.model}):
         judge_model = families.get(model_family(llm))
@@ -294,13 +261,6 @@ def judge_package(
                 f"judge {judge_model} shares the model family {model_family(llm)!r} with "
                 f"{llm}; it may prefer its own family's outputs"
             )
-    criteria, options = judges[0].criteria, judges[0].options
-    if study:
-        sources = sources_dir or paths.default_sources_dir(package_dir)
-        return judge_study(package_dir, judges, criteria, options, sources, control, workers,
-                           on_start, on_row, retry_failed)  # fmt: skip
-    return judge_stored_runs(package_dir, judges, criteria, options, runs, control, workers,
-                             on_start, on_row, retry_failed)  # fmt: skip
 
 
 def judge_own_pairs(
