@@ -12,6 +12,7 @@ import dmbench
 from dmbench.candidates import CandidateSpec, register
 from dmbench.cli import main
 from dmbench.errors import DuplicateNameError, OptionError, UnknownNameError
+from dmbench.judge import JUDGE, JudgeOptions
 from dmbench.llm.llm_candidate import LLMCandidate
 from dmbench.runs.import_published import effective_settings
 from dmbench.sources.published import CANDIDATES as UPSTREAM_NAMES
@@ -92,3 +93,11 @@ def test_the_api_refuses_what_the_candidate_does_not_take(
     with pytest.raises(error, match=re.escape(message)):
         dmbench.Package(tmp_path).generate(candidate, dataset="ds2", **settings)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_judge_spec_holds_its_criteria_prompt_version_and_defaults():
+    assert (JUDGE.criteria_file, JUDGE.prompt_version) == ("criteria-v1.json", "1")
+    assert JUDGE.options == JudgeOptions() and JUDGE.timeout == 600
+    assert inspect.signature(dmbench.Package.judge).parameters["options"].default is JUDGE.options
+    shown = " ".join(CliRunner().invoke(main, ["judge", "--help"]).output.split())
+    assert f"[default: {JUDGE.options.num_predict}; x>=1]" in shown and "criteria-v1.json" in shown

@@ -23,11 +23,9 @@ from dmbench.flows.changes import (
     score_runs,
 )
 from dmbench.flows.reproduce import reproduce as run_pipeline
-from dmbench.judge import JudgeOptions, leaderboard_rows
-from dmbench.judge.judging import DEFAULT_NUM_CTX, DEFAULT_NUM_PREDICT
+from dmbench.judge import JUDGE, JudgeOptions, leaderboard_rows
 from dmbench.judge.runs import CONTROLS, JudgeRun
 from dmbench.judge.runs import Progress as JudgeProgress
-from dmbench.llm import DEFAULT_TIMEOUT
 from dmbench.metrics import DEFAULT_METRIC, Scores, compute
 from dmbench.package import BuildResult, Report, load_records, require_package, validate_package
 from dmbench.package import build as build_package
@@ -157,11 +155,11 @@ class Package:
         study: bool = False,
         sources: PathLike | None = None,
         hosts: Sequence[str] = (),
-        options: JudgeOptions = JudgeOptions(),
+        options: JudgeOptions = JUDGE.options,
         criteria: PathLike | None = None,
         control: str | None = None,
         workers: int = 1,
-        timeout: float = DEFAULT_TIMEOUT,
+        timeout: float = JUDGE.timeout,
         offline: bool = False,
         retry_failed: bool = False,
         on_start: Callable[[JudgeRun, int], None] | None = None,
@@ -183,11 +181,11 @@ class Package:
         pairs: IO[bytes] | IO[str],
         source: str = "<pairs>",
         hosts: Sequence[str] = (),
-        options: JudgeOptions = JudgeOptions(),
+        options: JudgeOptions = JUDGE.options,
         criteria: PathLike | None = None,
         control: str | None = None,
         workers: int = 1,
-        timeout: float = DEFAULT_TIMEOUT,
+        timeout: float = JUDGE.timeout,
         offline: bool = False,
     ) -> Iterator[dict[str, Any]]:
         """Judge your own JSON-lines pairs (``{"id", "text", "reference", "generated"}``),
@@ -272,9 +270,7 @@ __all__ = [
     "CONTROLS",
     "DATASET_CHOICES",
     "DEFAULT_BASE_URL",
-    "DEFAULT_NUM_CTX",
-    "DEFAULT_NUM_PREDICT",
-    "DEFAULT_TIMEOUT",
+    "JUDGE",
     "DESCRIPTOR",
     "JudgeOptions",
     "JudgeRun",

@@ -13,9 +13,7 @@ import click
 
 from dmbench.api import (
     CONTROLS,
-    DEFAULT_NUM_CTX,
-    DEFAULT_NUM_PREDICT,
-    DEFAULT_TIMEOUT,
+    JUDGE,
     JudgeOptions,
     JudgeRun,
     Package,
@@ -69,7 +67,7 @@ def _split(values: tuple[str, ...]) -> list[str]:
     multiple=True,
     help="Ollama server URL; repeat for several (default: $OLLAMA_HOST, else localhost:11434).",
 )
-@click.option("--seed", type=int, default=0, show_default=True,
+@click.option("--seed", type=int, default=JUDGE.options.seed, show_default=True,
               help="Seeds the per-instance order (and the judge's sampling).")
 @click.option("--both-orders", is_flag=True,
               help="Judge each instance in both orders and average; reports position bias.")
@@ -80,19 +78,19 @@ def _split(values: tuple[str, ...]) -> list[str]:
     help="identity: judge each reference against itself (S_final should be 0.5).",
 )
 @click.option("--criteria", "criteria_file", type=click.Path(dir_okay=False, path_type=Path),
-              default=None, help="Criteria file (default: dmbench's criteria-v1.json).")
+              default=None, help=f"Criteria file (default: dmbench's {JUDGE.criteria_file}).")
 @click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
               help="Instances judged at once, spread over the hosts.")
 @click.option("--offline", is_flag=True,
               help="Replay judge replies from the cache only; fail on one it does not hold.")
-@click.option("--think/--no-think", default=False, show_default=True,
+@click.option("--think/--no-think", default=JUDGE.options.think, show_default=True,
               help="Let a thinking judge think before answering.")
-@click.option("--num-predict", type=click.IntRange(min=1), default=DEFAULT_NUM_PREDICT,
+@click.option("--num-predict", type=click.IntRange(min=1), default=JUDGE.options.num_predict,
               show_default=True, help="Most tokens a judge reply may have.")
-@click.option("--num-ctx", type=click.IntRange(min=512), default=DEFAULT_NUM_CTX,
+@click.option("--num-ctx", type=click.IntRange(min=512), default=JUDGE.options.num_ctx,
               show_default=True,
               help="Smallest context window; raised per call when both diagrams need more.")
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=DEFAULT_TIMEOUT,
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=JUDGE.timeout,
               show_default=True, help="Seconds a judge call may take in all, retries included.")
 @click.option("--retry-failed", is_flag=True,
               help="Resuming a stored judge run: ask again about the instances that failed.")
@@ -136,7 +134,9 @@ def judge(
     package = Package(paths.package_dir(package_dir))
     settings = dict(
         hosts=hosts,
-        options=JudgeOptions(seed, both_orders, 0.0, num_predict, num_ctx, think),
+        options=JudgeOptions(
+            seed, both_orders, JUDGE.options.temperature, num_predict, num_ctx, think
+        ),
         criteria=criteria_file,
         control=control,
         workers=workers,
