@@ -28,7 +28,6 @@ CANDIDATES: dict[str, CandidateSpec] = {spec.name: spec for spec in candidate_sp
 """The specs by name, in the order the paper's tables list them."""
 
 
-
 class _Registry(types.ModuleType):
     """The package is the registry: calling it lists the specs, as ``dmbench.candidates()``."""
 
