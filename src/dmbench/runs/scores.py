@@ -11,8 +11,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from dmbench import atomic
-from dmbench.inputs import dataclass_from_json
+from dmbench.core import atomic
+from dmbench.core.inputs import dataclass_from_json
 from dmbench.runs.jsonl import json_line, read_rows
 
 SCORES_FILE = "scores.jsonl"
