@@ -139,15 +139,18 @@ def test_a_silent_tls_handshake_stops_at_the_deadline(tmp_path) -> None:
 
 @pytest.mark.parametrize(
     ("base_url", "problem"),
-    [("notaurl", "is not an http(s) URL"), ("http://[::1", "is not a URL (Invalid IPv6 URL)"),
-     ("http://127.0.0.1:99999", "is not a URL (Port out of range")],
+    [("notaurl", " is not an http(s) URL"), ("http://[::1", " is not a URL (Invalid IPv6 URL)"),
+     ("http://127.0.0.1:99999", " is not a URL (Port out of range"),
+     ("http://m/?token=1", ": a mirror's URL takes no user, query or fragment"),
+     ("http://u:p@m/", ": a mirror's URL takes no user, query or fragment"),
+     ("http://m/#x", ": a mirror's URL takes no user, query or fragment")],
 )  # fmt: skip
 def test_a_base_url_that_is_no_url_is_one_line_and_writes_nothing(tmp_path, base_url, problem):
     result = CliRunner().invoke(
         main, ["sources", "fetch", "--cache", str(tmp_path / "cache"), "--base-url", base_url]
     )
     assert result.exit_code == 1
-    assert result.output.startswith(f"Error: --base-url {base_url!r} {problem}"), result.output
+    assert result.output.startswith(f"Error: --base-url {base_url!r}{problem}"), result.output
     assert not (tmp_path / "cache").exists()
 
 

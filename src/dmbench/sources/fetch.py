@@ -56,6 +56,12 @@ def _check_base_url(base_url: str) -> None:
         raise SourceError(f"--base-url {base_url!r} is not a URL ({exc})", hint=_MIRROR) from None
     if split.scheme not in ("http", "https") or not split.hostname:
         raise SourceError(f"--base-url {base_url!r} is not an http(s) URL", hint=_MIRROR)
+    if "?" in base_url or "#" in base_url or "@" in split.netloc:
+        # the archive's path is appended to the URL: after a query it would be part of the query
+        raise SourceError(
+            f"--base-url {base_url!r}: a mirror's URL takes no user, query or fragment",
+            hint=_MIRROR,
+        )
 
 
 def archive_url(repo: Repository, base_url: str = DEFAULT_BASE_URL) -> str:
