@@ -31,7 +31,6 @@ from functools import lru_cache
 from typing import TypeVar
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
 from dmbench.errors import MetricError
 from dmbench.metrics._contract import require_valid
@@ -194,7 +193,7 @@ def _assign(
     if size == 0:
         return Assignment((), (), (), 0)
     matrix = _square([[cost(a, b) for b in second] for a in first], size)
-    rows, cols = linear_sum_assignment(matrix)
+    rows, cols = _linear_sum_assignment(matrix)
     substitutions, deleted, inserted = [], [], []
     for i, j in zip(rows.tolist(), cols.tolist(), strict=True):
         if i < len(first) and j < len(second):
@@ -204,6 +203,13 @@ def _assign(
         elif j < len(second):
             inserted.append(name(second[j]))
     return Assignment(tuple(substitutions), tuple(deleted), tuple(inserted), size)
+
+
+def _linear_sum_assignment(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """scipy's solver, imported on first use: ``scipy.optimize`` takes 0.5 s to import."""
+    from scipy.optimize import linear_sum_assignment
+
+    return linear_sum_assignment(matrix)
 
 
 def _square(block: list[list[float]], size: int) -> np.ndarray:
@@ -230,7 +236,7 @@ def _set_distance(
         return distance(first[0], second[0])
     size = max(len(first), len(second))
     matrix = _square([[distance(a, b) for b in second] for a in first], size)
-    rows, cols = linear_sum_assignment(matrix)
+    rows, cols = _linear_sum_assignment(matrix)
     return _npsum(matrix[rows, cols].tolist()) / size
 
 
