@@ -34,6 +34,7 @@ import numpy as np
 
 from dmbench.errors import MetricError
 from dmbench.metrics._contract import require_valid
+from dmbench.metrics._readings import memoised
 from dmbench.metrics._levenshtein import normalised_levenshtein
 from dmbench.plantuml import parse_compat
 from dmbench.plantuml.model import Attribute, Class, Diagram, Relationship
@@ -127,8 +128,8 @@ def explain(reference: str, generated: str) -> Explanation:
     return compare(_read(reference), _read(generated))
 
 
-#: A reference recurs in every pair of its record; a diagram is a value, so a read can be shared.
-_read = lru_cache(maxsize=256)(parse_compat)
+#: A reference recurs in every pair of its record: each distinct text is read once.
+_read = memoised(parse_compat)
 
 
 def compare(reference: Diagram, generated: Diagram) -> Explanation:
@@ -254,6 +255,7 @@ def _attribute_distance(a: Attribute, b: Attribute) -> float:
     )
 
 
+@lru_cache(maxsize=1 << 16)
 def _class_distance(a: Class, b: Class) -> float:
     return (
         0.4 * normalised_levenshtein(a.name, b.name)
@@ -275,8 +277,15 @@ def _edges(diagram: Diagram) -> list[Edge]:
 
 def _edge_cost(a: Edge, b: Edge) -> float:
     """0 for the same pair of class names; computed even then, as upstream can crash in it."""
-    distance = _set_distance(a.relationships, b.relationships, _relation_distance)
+    distance = _relationships_distance(a.relationships, b.relationships)
     return 0.0 if a.id == b.id else distance
+
+
+@lru_cache(maxsize=1 << 16)
+def _relationships_distance(
+    first: tuple[Relationship, ...], second: tuple[Relationship, ...]
+) -> float:
+    return _set_distance(first, second, _relation_distance)
 
 
 def _relation_distance(r: Relationship, s: Relationship) -> float:

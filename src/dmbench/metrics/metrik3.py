@@ -27,12 +27,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 
 from dmbench.errors import MetricError
 from dmbench.metrics._contract import require_valid
+from dmbench.metrics._readings import memoised
 from dmbench.plantuml import Diagram, parse_compat
 
 SEARCH_STEP_BUDGET = 1_000_000
@@ -152,8 +152,8 @@ def explain(reference: str, generated: str) -> Explanation:
     return compare(reference_model, generated_model)
 
 
-#: A reference recurs in every pair of its record; a diagram is a value, so a read can be shared.
-_read = lru_cache(maxsize=256)(parse_compat)
+#: A reference recurs in every pair of its record: each distinct text is read once.
+_read = memoised(parse_compat)
 
 
 def compare(

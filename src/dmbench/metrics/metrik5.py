@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from dmbench.errors import MetricError
+from dmbench.metrics._readings import memoised
 from dmbench.metrics._normalise import Normalised, normalise
 from dmbench.metrics.metrik4 import greedy_matching
 from dmbench.plantuml import Diagram, parse_compat
@@ -101,8 +102,8 @@ def explain(reference: str, generated: str) -> Explanation:
     return compare(reference_model, generated_model)
 
 
-#: A reference recurs in every pair of its record; a diagram is a value, so a read can be shared.
-_read = lru_cache(maxsize=256)(parse_compat)
+#: A reference recurs in every pair of its record: each distinct text is read once.
+_read = memoised(parse_compat)
 
 
 def compare(reference: Diagram, generated: Diagram) -> Explanation:
