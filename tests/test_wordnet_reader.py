@@ -73,7 +73,8 @@ def test_lemma_index_equals_nltk_on_every_lemma_of_wordnet(readers):
     stock, lean = readers
     expected = stock._lemma_pos_offset_map
     assert sorted(lean._lemma_pos_offset_map) == sorted(expected)
-    differing = [lemma for lemma in expected if lean._lemma_pos_offset_map[lemma] != expected[lemma]]
+    index = lean._lemma_pos_offset_map
+    differing = [lemma for lemma in expected if index[lemma] != expected[lemma]]
     assert differing == []
 
 
@@ -111,7 +112,8 @@ def test_wu_palmer_equals_nltk_on_the_golden_lemmas(readers, golden_lemmas):
     stock, lean = readers
     for lemma, other in zip(golden_lemmas, golden_lemmas[1:], strict=False):
         for mine1, nltks1 in zip(lean.synsets(lemma)[:2], stock.synsets(lemma)[:2], strict=True):
-            for mine2, nltks2 in zip(lean.synsets(other)[:2], stock.synsets(other)[:2], strict=True):
+            partners = zip(lean.synsets(other)[:2], stock.synsets(other)[:2], strict=True)
+            for mine2, nltks2 in partners:
                 assert mine1.wup_similarity(mine2) == nltks1.wup_similarity(nltks2), (mine1, mine2)
 
 

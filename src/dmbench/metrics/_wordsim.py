@@ -3,11 +3,12 @@
 An identifier (class, attribute or relationship name) becomes a list of lemmas: split at
 whitespace, underscores, camelCase and letter/digit boundaries, lower-cased, POS-tagged as one
 sequence by NLTK's averaged perceptron, stripped of NLTK's English stopwords and lemmatised by
-``WordNetLemmatizer``'s rule with the tag's WordNet POS (nouns by default). WordNet is read by
-``_wordnet_reader``'s lean reader, which skips what NLTK loads for other uses. Two lemma lists are compared
-over a shared vocabulary: their lemmas in order of first appearance, each kept only if its best
-Wu-Palmer similarity to every word already kept is below 0.85. Each list's vector holds, per
-vocabulary word, its best Wu-Palmer similarity to the list; the score is their cosine.
+``WordNetLemmatizer``'s rule with the tag's WordNet POS (nouns by default), WordNet read by
+``_wordnet_reader``'s lean reader, which skips what NLTK loads for other uses. Two lemma lists
+are compared over a shared vocabulary: their lemmas in order of first appearance, each kept
+only if its best Wu-Palmer similarity to every word already kept is below 0.85. Each list's
+vector holds, per vocabulary word, its best Wu-Palmer similarity to the list; the score is their
+cosine.
 
 Everything NLTK computes here depends only on its arguments, so each step is memoised for the
 life of the process: lemmas per identifier, synsets per lemma, Wu-Palmer per ordered lemma pair
