@@ -34,9 +34,8 @@ import numpy as np
 
 from dmbench.errors import MetricError
 from dmbench.metrics._contract import require_valid
-from dmbench.metrics._readings import memoised
 from dmbench.metrics._levenshtein import normalised_levenshtein
-from dmbench.plantuml import parse_compat
+from dmbench.metrics._readings import READINGS
 from dmbench.plantuml.model import Attribute, Class, Diagram, Relationship
 
 T = TypeVar("T")
@@ -129,7 +128,7 @@ def explain(reference: str, generated: str) -> Explanation:
 
 
 #: A reference recurs in every pair of its record: each distinct text is read once.
-_read = memoised(parse_compat)
+_read = READINGS["compat"]
 
 
 def compare(reference: Diagram, generated: Diagram) -> Explanation:

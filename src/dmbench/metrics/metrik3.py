@@ -32,8 +32,8 @@ import numpy as np
 
 from dmbench.errors import MetricError
 from dmbench.metrics._contract import require_valid
-from dmbench.metrics._readings import memoised
-from dmbench.plantuml import Diagram, parse_compat
+from dmbench.metrics._readings import READINGS
+from dmbench.plantuml import Diagram
 
 SEARCH_STEP_BUDGET = 1_000_000
 """Search steps per pair before ``budget_exceeded``; the 840 golden pairs need at most 57,732."""
@@ -153,7 +153,7 @@ def explain(reference: str, generated: str) -> Explanation:
 
 
 #: A reference recurs in every pair of its record: each distinct text is read once.
-_read = memoised(parse_compat)
+_read = READINGS["compat"]
 
 
 def compare(

@@ -37,10 +37,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from dmbench.errors import MetricError
-from dmbench.metrics._readings import memoised
 from dmbench.metrics._normalise import Normalised, normalise
+from dmbench.metrics._readings import READINGS
 from dmbench.metrics.metrik4 import greedy_matching
-from dmbench.plantuml import Diagram, parse_compat
+from dmbench.plantuml import Diagram
 
 if TYPE_CHECKING:  # networkx and scipy.optimize are imported where used: 0.8 s a process
     import networkx as nx
@@ -103,7 +103,7 @@ def explain(reference: str, generated: str) -> Explanation:
 
 
 #: A reference recurs in every pair of its record: each distinct text is read once.
-_read = memoised(parse_compat)
+_read = READINGS["compat"]
 
 
 def compare(reference: Diagram, generated: Diagram) -> Explanation:

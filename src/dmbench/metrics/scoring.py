@@ -21,9 +21,10 @@ from typing import Any, Protocol
 
 from dmbench.errors import MetricError, MissingPrerequisiteError, UnknownNameError
 from dmbench.metrics import metrik1, metrik2, metrik3, metrik5
+from dmbench.metrics._readings import READINGS
 from dmbench.metrics._wordsim import word_similarity
 from dmbench.metrics.metrik4 import Explanation, compare
-from dmbench.plantuml import CR_ONLY_LINE_ENDINGS, cr_only_line_endings, parse
+from dmbench.plantuml import CR_ONLY_LINE_ENDINGS, cr_only_line_endings
 
 EMPTY_GENERATED_MODEL = "empty_generated_model"
 
@@ -91,8 +92,8 @@ class Metric:
 
 
 def _metrik4(reading: str, reference: str, generated: str) -> Explanation:
-    reference_model = parse(reference, reading)
-    generated_model = parse(generated, reading)
+    read = READINGS[reading]
+    reference_model, generated_model = read(reference), read(generated)
     if not reference_model.is_valid():
         raise MetricError("Invalid reference model")
     if not generated_model.is_valid():
