@@ -21,6 +21,7 @@ from typing import Any, Protocol
 
 from dmbench.errors import MetricError, MissingPrerequisiteError, UnknownNameError
 from dmbench.metrics import metrik1, metrik2, metrik3, metrik5
+from dmbench.metrics._memo import remembered
 from dmbench.metrics._readings import READINGS
 from dmbench.metrics._wordsim import word_similarity
 from dmbench.metrics.metrik4 import Explanation, compare
@@ -84,8 +85,14 @@ class Metric:
     explain: Callable[[str, str], Explained]
     settings: Mapping[str, Any] = field(default_factory=dict)
 
+    def explained(self, reference: str, generated: str) -> Explained:
+        """``explain``, each distinct pair computed once per process (see ``_memo``)."""
+        return remembered(
+            self.name, reference, generated, lambda: self.explain(reference, generated)
+        )
+
     def compute(self, reference: str, generated: str) -> Scores:
-        explanation = self.explain(reference, generated)
+        explanation = self.explained(reference, generated)
         return Scores(
             explanation.class_score, explanation.attribute_score, explanation.association_score
         )
@@ -165,7 +172,7 @@ def compute(reference: str, generated: str, metric: str = DEFAULT_METRIC) -> Sco
 
 def explain(reference: str, generated: str, metric: str = DEFAULT_METRIC) -> Explained:
     """Like :func:`compute`, with every intermediate and the class matching."""
-    return get_metric(metric).explain(reference, generated)
+    return get_metric(metric).explained(reference, generated)
 
 
 def score_benchmark(reference: str, generated: str, metric: str = DEFAULT_METRIC) -> BenchmarkScore:
