@@ -25,8 +25,7 @@ from dataclasses import dataclass
 
 from dmbench.metrics._contract import require_valid
 from dmbench.metrics._levenshtein import levenshtein
-from dmbench.metrics._readings import memoised
-from dmbench.plantuml import parse_compat
+from dmbench.plantuml import memoised, parse_compat
 from dmbench.plantuml.model import Class, Diagram, Relationship
 
 EXACT = "exact"

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import TypeVar
 
 import numpy as np
@@ -35,7 +35,7 @@ import numpy as np
 from dmbench.errors import MetricError
 from dmbench.metrics._contract import require_valid
 from dmbench.metrics._levenshtein import normalised_levenshtein
-from dmbench.metrics._readings import READINGS
+from dmbench.plantuml import parse
 from dmbench.plantuml.model import Attribute, Class, Diagram, Relationship
 
 T = TypeVar("T")
@@ -128,7 +128,7 @@ def explain(reference: str, generated: str) -> Explanation:
 
 
 #: A reference recurs in every pair of its record: each distinct text is read once.
-_read = READINGS["compat"]
+_read = partial(parse, reading="compat")
 
 
 def compare(reference: Diagram, generated: Diagram) -> Explanation:

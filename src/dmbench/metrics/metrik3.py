@@ -27,13 +27,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
 from dmbench.errors import MetricError
 from dmbench.metrics._contract import require_valid
-from dmbench.metrics._readings import READINGS
-from dmbench.plantuml import Diagram
+from dmbench.plantuml import Diagram, parse
 
 SEARCH_STEP_BUDGET = 1_000_000
 """Search steps per pair before ``budget_exceeded``; the 840 golden pairs need at most 57,732."""
@@ -153,7 +153,7 @@ def explain(reference: str, generated: str) -> Explanation:
 
 
 #: A reference recurs in every pair of its record: each distinct text is read once.
-_read = READINGS["compat"]
+_read = partial(parse, reading="compat")
 
 
 def compare(

@@ -31,16 +31,15 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from dmbench.errors import MetricError
 from dmbench.metrics._normalise import Normalised, normalise
-from dmbench.metrics._readings import READINGS
 from dmbench.metrics.metrik4 import greedy_matching
-from dmbench.plantuml import Diagram
+from dmbench.plantuml import Diagram, parse
 
 if TYPE_CHECKING:  # networkx and scipy.optimize are imported where used: 0.8 s a process
     import networkx as nx
@@ -103,7 +102,7 @@ def explain(reference: str, generated: str) -> Explanation:
 
 
 #: A reference recurs in every pair of its record: each distinct text is read once.
-_read = READINGS["compat"]
+_read = partial(parse, reading="compat")
 
 
 def compare(reference: Diagram, generated: Diagram) -> Explanation:

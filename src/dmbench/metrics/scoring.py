@@ -22,10 +22,9 @@ from typing import Any, Protocol
 from dmbench.errors import MetricError, MissingPrerequisiteError, UnknownNameError
 from dmbench.metrics import metrik1, metrik2, metrik3, metrik5
 from dmbench.metrics._memo import remembered
-from dmbench.metrics._readings import READINGS
 from dmbench.metrics._wordsim import word_similarity
 from dmbench.metrics.metrik4 import Explanation, compare
-from dmbench.plantuml import CR_ONLY_LINE_ENDINGS, cr_only_line_endings
+from dmbench.plantuml import CR_ONLY_LINE_ENDINGS, cr_only_line_endings, parse
 
 EMPTY_GENERATED_MODEL = "empty_generated_model"
 
@@ -99,8 +98,7 @@ class Metric:
 
 
 def _metrik4(reading: str, reference: str, generated: str) -> Explanation:
-    read = READINGS[reading]
-    reference_model, generated_model = read(reference), read(generated)
+    reference_model, generated_model = parse(reference, reading), parse(generated, reading)
     if not reference_model.is_valid():
         raise MetricError("Invalid reference model")
     if not generated_model.is_valid():

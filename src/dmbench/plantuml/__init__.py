@@ -11,6 +11,7 @@ from dmbench.plantuml._block import find_block
 from dmbench.plantuml._compat import parse_compat
 from dmbench.plantuml._emit import emit
 from dmbench.plantuml._errors import ParseError
+from dmbench.plantuml._memo import memoised
 from dmbench.plantuml._reference import grammar_reference
 from dmbench.plantuml._standard import parse_standard
 from dmbench.plantuml._validator import BLOCKLIST, ValidationResult, validate
@@ -29,11 +30,14 @@ def cr_only_line_endings(text: str) -> bool:
 
 def parse(text: str, reading: str = "standard") -> Diagram:
     """Read PlantUML ``text`` into a ``Diagram``; raise ``ParseError`` when it cannot be read."""
-    if reading == "compat":
-        return parse_compat(text)
-    if reading == "standard":
-        return parse_standard(text)
-    raise UnknownNameError(f"unknown reading {reading!r}; choose one of {', '.join(READINGS)}")
+    read = _READERS.get(reading)
+    if read is None:
+        raise UnknownNameError(f"unknown reading {reading!r}; choose one of {', '.join(READINGS)}")
+    return read(text)
+
+
+_READERS = {"compat": memoised(parse_compat), "standard": memoised(parse_standard)}
+"""Each distinct text is read once per reading and process (see ``_memo``)."""
 
 
 __all__ = [
@@ -52,6 +56,7 @@ __all__ = [
     "emit",
     "find_block",
     "grammar_reference",
+    "memoised",
     "parse",
     "parse_compat",
     "validate",
