@@ -95,7 +95,9 @@ def main() -> int:
         before, target = BEFORE[name]
         print(f"{name:<22}{before:>9.2f}{cpu:>9.2f}{wall:>9.2f}  {target}")
     print()
-    print("metrik-1/-2 over the metric study's 840 pairs in one process, CPU seconds")
+    print("metrik-1/-2 over the metric study's 840 pairs in one process, CPU seconds: cold is")
+    print("the first pass (every text read, every pair compared), warm the same pairs again")
+    print("(answered by the per-process scoring memo); x = upstream's time over ours")
     print(f"{'metric':<10}{'upstream':>10}{'cold':>8}{'warm':>8}{'cold x':>8}{'warm x':>8}  target")
     for metric, upstream in UPSTREAM_840.items():
         result = study_metric(metric)
