@@ -16,7 +16,7 @@ import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field, fields
-from functools import partial
+from functools import lru_cache, partial
 from typing import Any, Protocol
 
 from dmbench.errors import MetricError, MissingPrerequisiteError, UnknownNameError
@@ -103,7 +103,12 @@ def _metrik4(reading: str, reference: str, generated: str) -> Explanation:
         raise MetricError("Invalid reference model")
     if not generated_model.is_valid():
         raise MetricError("Invalid generated model")
-    return compare(reference_model, generated_model)
+    return _compare(reference_model, generated_model)
+
+
+#: By the parsed diagrams, not the texts: where the two readings agree (most texts),
+#: metrik-4-standard reuses metrik-4's comparison.
+_compare = lru_cache(maxsize=1 << 14)(compare)
 
 
 PUBLISHED_METRIC = "metrik-4"
