@@ -21,7 +21,7 @@ from typing import Any, Protocol
 
 from dmbench.errors import MetricError, MissingPrerequisiteError, UnknownNameError
 from dmbench.metrics import metrik1, metrik2, metrik3, metrik5
-from dmbench.metrics._memo import remembered
+from dmbench.metrics._score_memo import remembered
 from dmbench.metrics._wordsim import word_similarity
 from dmbench.metrics.metrik4 import Explanation, compare
 from dmbench.plantuml import CR_ONLY_LINE_ENDINGS, cr_only_line_endings, parse
@@ -85,7 +85,7 @@ class Metric:
     settings: Mapping[str, Any] = field(default_factory=dict)
 
     def explained(self, reference: str, generated: str) -> Explained:
-        """``explain``, each distinct pair computed once per process (see ``_memo``)."""
+        """``explain``, each distinct pair computed once per process (see ``_score_memo``)."""
         return remembered(
             self.name, reference, generated, lambda: self.explain(reference, generated)
         )
