@@ -106,7 +106,7 @@ def _metrik4(reading: str, reference: str, generated: str) -> Explanation:
     return _compare(reference_model, generated_model)
 
 
-#: By the parsed diagrams, not the texts: where the two readings agree (most texts),
+#: By the parsed diagrams, not the texts: where the two readings agree (three texts in five),
 #: metrik-4-standard reuses metrik-4's comparison.
 _compare = lru_cache(maxsize=1 << 14)(compare)
 
