@@ -8,6 +8,7 @@ from dmbench._version import __version__
 from dmbench.cli import (
     commands_deposit,
     commands_generate,
+    commands_inspect,
     commands_judge,
     commands_metrics,
     commands_plantuml,
@@ -29,6 +30,7 @@ def main() -> None:
 for _module in (
     commands_sources,
     commands_generate,
+    commands_inspect,
     commands_judge,
     commands_plantuml,
     commands_metrics,

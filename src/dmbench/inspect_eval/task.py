@@ -1,0 +1,111 @@
+"""``dmbench/domain_modelling``: one sample per benchmark record, an LLM candidate as the solver.
+
+Run from a built package (or pass ``-T package=DIR``)::
+
+    inspect eval dmbench/domain_modelling -T candidate=calamo -T dataset=ds2 --model PROVIDER/MODEL
+
+The candidate's generation settings are task arguments (``-T temperature=0.2``, ``-T
+num_predict=2048``, ``-T seed=1``, ``-T top_p=…``, ``-T top_k=…``, chen's ``-T
+temperature_translate=…`` and ``-T truncate=false``) with ``dmbench generate``'s defaults; each
+call sends them, over whatever ``--temperature`` or the like inspect was given. They are stored
+in the task's metadata, which ``dmbench import-inspect`` reads back as the run's settings.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from inspect_ai import Task, task
+from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.scorer import Scorer
+
+from dmbench import paths
+from dmbench._version import __version__
+from dmbench.candidates import CANDIDATES, get_candidate
+from dmbench.errors import InputError
+from dmbench.inspect_eval.logs import TASK_NAME
+from dmbench.inspect_eval.scorer import benchmark_score
+from dmbench.inspect_eval.solver import candidate_solver
+from dmbench.llm.candidate import LLMCandidate
+from dmbench.metrics import DEFAULT_METRIC, get_metric
+from dmbench.sources.records import DATASETS, load_records
+
+INSPECT_SETTINGS = (
+    "temperature", "temperature_translate", "num_predict", "seed", "top_p", "top_k", "truncate",
+)
+"""The candidate settings a task argument may set; the others are the Ollama client's."""
+
+NOT_SENT = ("timeout_seconds", "think", "repeat_penalty")
+"""Candidate settings the inspect path does not send (inspect has its own timeouts)."""
+
+MODEL_PLACEHOLDER = "inspect"
+"""The candidate's model until the log says which inspect model ran (set on import)."""
+
+
+def build_candidate(candidate: str, package: Path, settings: dict[str, Any]) -> LLMCandidate:
+    """The LLM candidate ``dmbench generate`` would build, with the package's prompt files."""
+    info = CANDIDATES.get(candidate)
+    if info is None or not info.uses_llm:
+        llm = sorted(name for name, known in CANDIDATES.items() if known.uses_llm)
+        raise InputError(f"candidate {candidate!r} is not an LLM candidate; choose one of {llm}")
+    unknown = sorted(set(settings) - set(INSPECT_SETTINGS))
+    if unknown:
+        raise InputError(
+            f"task argument(s) {', '.join(unknown)} are not settings of the inspect task",
+            hint=f"known: {', '.join(INSPECT_SETTINGS)}",
+        )
+    built = get_candidate(candidate, model=MODEL_PLACEHOLDER, prompts=package, **settings)
+    assert isinstance(built, LLMCandidate)
+    return built
+
+
+def run_settings(candidate: LLMCandidate) -> dict[str, Any]:
+    """The run's settings as ``dmbench generate`` stores them, less what is not sent."""
+    return {**candidate.settings(), **dict.fromkeys(NOT_SENT)}
+
+
+@task
+def domain_modelling(
+    candidate: str = "calamo",
+    dataset: str = "ds2",
+    metric: str | None = None,
+    judge: str | None = None,
+    package: str | None = None,
+    **settings: Any,
+) -> Task:
+    """The benchmark records of ``dataset`` through ``candidate``, scored with metrik-4 (and
+    ``metric``, when another is named; ``judge``: also by that judge model)."""
+    if dataset not in DATASETS:
+        raise InputError(f"unknown dataset {dataset!r}; choose one of {', '.join(DATASETS)}")
+    root = paths.package_dir(package)
+    built = build_candidate(candidate, root, settings)
+    records = load_records(root, dataset)
+    samples = [
+        Sample(id=record.record_id, input=record.text, target=record.reference)
+        for record in records
+    ]
+    scorers: list[Scorer] = [benchmark_score(DEFAULT_METRIC)]
+    if metric is not None and metric != DEFAULT_METRIC:
+        get_metric(metric)  # an unknown name stops here, before any call
+        scorers.append(benchmark_score(metric))
+    if judge is not None:
+        from dmbench.inspect_eval.judge import judge_score
+
+        scorers.append(judge_score(judge))
+    return Task(
+        dataset=MemoryDataset(samples, name=f"dmbench-{dataset}"),
+        solver=candidate_solver(built),
+        scorer=scorers,
+        metadata={
+            "dmbench": {
+                "candidate": candidate,
+                "dataset": dataset,
+                "settings": run_settings(built),
+                "upstream_candidate": built.upstream,
+                "prompts_sha256": built.prompts_sha256,
+                "dmbench_version": __version__,
+                "record_ids": [record.record_id for record in records],
+            }
+        },
+    )
