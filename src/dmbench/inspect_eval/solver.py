@@ -30,7 +30,6 @@ from dmbench.llm.candidate import LLMCandidate
 from dmbench.llm.client import ChatReply, reply_text
 
 
-
 def generate_config(candidate: LLMCandidate, temperature: float | None) -> GenerateConfig:
     """The candidate's generation settings in inspect's terms, at one stage's temperature."""
     return GenerateConfig(

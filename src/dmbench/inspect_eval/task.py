@@ -65,7 +65,7 @@ def run_settings(candidate: LLMCandidate) -> dict[str, Any]:
     return {**candidate.settings(), **dict.fromkeys(NOT_SENT)}
 
 
-@task
+@task(name=TASK_NAME)
 def domain_modelling(
     candidate: str = "calamo",
     dataset: str = "ds2",

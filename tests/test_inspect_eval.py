@@ -1,0 +1,254 @@
+"""The benchmark as an inspect_ai task, and its eval logs imported as dmbench runs.
+
+The task runs on inspect's own ``mockllm/model`` provider, from the command line as a user would
+and from Python with a callable mock that returns real PlantUML and records every request.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import shutil
+import subprocess
+import sys
+import tomllib
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, read_jsonl, score_pairs_from_shell
+from inspect_ai import Task, eval
+from inspect_ai.dataset import Sample
+from inspect_ai.model import ModelOutput, ModelUsage, get_model
+from inspect_ai.solver import generate
+
+from dmbench.candidates.calamo import user_message
+from dmbench.candidates.chen import stage1_user
+from dmbench.hashing import sha256_text
+from dmbench.inspect_eval import import_inspect_logs
+from dmbench.inspect_eval.task import domain_modelling
+from dmbench.llm.candidate import CUT
+from dmbench.plantuml import validate
+from dmbench.sources.prompts import load_prompt
+from dmbench.sources.records import RECORDS_PATH, load_records, write_records
+
+BIN = Path(sys.executable).parent
+
+DIAGRAM = """@startuml
+class Lab {
+  name : String
+}
+class Sample {
+  code : String
+  weight : float
+}
+Lab "1" -- "*" Sample : holds
+@enduml"""
+
+
+def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*args], cwd=cwd, capture_output=True, text=True, check=False, timeout=600
+    )
+
+
+def reply(content: str) -> ModelOutput:
+    """A mock reply with its usage set, so inspect does not count tokens (tiktoken would
+    download its encoding)."""
+    output = ModelOutput.from_content(model="mockllm", content=content)
+    output.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
+    return output
+
+
+class Recorder:
+    """A callable mock: answers each request from ``answer`` and keeps the messages sent."""
+
+    def __init__(self, answer) -> None:
+        self.answer = answer
+        self.requests: list[tuple[str, str]] = []
+
+    def __call__(self, messages, tools, tool_choice, config) -> ModelOutput:
+        system, user = (message.text for message in messages)
+        self.requests.append((system, user))
+        return reply(self.answer(system, user))
+
+
+def run_task(package: Path, log_dir: Path, answer, **task_args) -> tuple[Recorder, Path]:
+    recorder = Recorder(answer)
+    model = get_model("mockllm/model", custom_outputs=recorder)
+    (log,) = eval(
+        domain_modelling(package=str(package), **task_args),
+        model=model,
+        log_dir=str(log_dir),
+        display="none",
+    )
+    assert log.status == "success", log.error
+    return recorder, Path(log.location)
+
+
+@pytest.fixture
+def package(built_package: Path, tmp_path: Path) -> Path:
+    target = tmp_path / "package"
+    shutil.copytree(built_package, target)
+    return target
+
+
+def tree_digest(folder: Path) -> str:
+    digest = hashlib.sha256()
+    for path in sorted(folder.rglob("*")):
+        if path.is_file():
+            digest.update(str(path.relative_to(folder)).encode() + path.read_bytes())
+    return digest.hexdigest()
+
+
+def test_the_core_install_does_not_pull_inspect_ai():
+    """inspect_ai is the optional extra [inspect]; the test extra brings it for the tests."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert not [d for d in project["dependencies"] if d.lower().startswith("inspect")]
+    assert any(d.startswith("inspect-ai") for d in project["optional-dependencies"]["inspect"])
+    assert "dmbench[inspect]" in project["optional-dependencies"]["test"]
+
+
+@pytest.mark.needs_nltk
+def test_inspect_eval_from_the_shell_imports_as_a_run_that_validates(package, tmp_path):
+    """The issue's acceptance, as a user types it: eval, import, validate, data/runs.csv."""
+    result = run(
+        str(BIN / "inspect"), "eval", "dmbench/domain_modelling", "-T", "candidate=calamo",
+        "-T", "dataset=ds2", "--model", "mockllm/model", "--log-dir", "L", "--display", "none",
+        cwd=package,
+    )
+    assert result.returncode == 0, result.stderr
+    (log,) = (package / "L").glob("*.eval")
+    imported = run(str(BIN / "dmbench"), "import-inspect", str(log), "--package", ".", cwd=package)
+    assert imported.returncode == 0, imported.stderr
+    (line,) = imported.stdout.splitlines()
+    assert "imported from" in line and "(8 outputs, 8 failed)" in line
+    run_id = line.split(":")[0]
+    assert run_id.startswith("calamo__mockllm_model__ds2__run1__")
+    # mockllm/model's answer holds no diagram (offline, its token count fails first): failures
+    outputs = read_jsonl(package / "runs" / run_id / "outputs.jsonl")
+    assert len(outputs) == 8 and all(o["failed"] and o["generated"] == "" for o in outputs)
+
+    validated = run(str(BIN / "dmbench"), "validate", "--package", ".", cwd=package)
+    assert validated.returncode == 0, validated.stdout + validated.stderr
+    with (package / "data" / "runs.csv").open(encoding="utf-8", newline="") as handle:
+        rows = [row for row in csv.DictReader(handle) if row["run_id"] == run_id]
+    assert [(r["model"], r["origin"], r["n_records"], r["n_failed"]) for r in rows] == [
+        ("mockllm/model", "generated", "8", "8")
+    ]
+    info = json.loads((package / "runs" / run_id / "run.json").read_text())
+    assert info["provenance"]["provider"] == "mockllm"
+    assert info["provenance"]["harness"] == "inspect_ai"
+    assert info["provenance"]["inspect_ai_version"]
+    assert info["provenance"]["log_sha256"] == hashlib.sha256(log.read_bytes()).hexdigest()
+
+    before = tree_digest(package / "runs")
+    again = run(str(BIN / "dmbench"), "import-inspect", str(log), "--package", ".", cwd=package)
+    assert again.returncode == 0 and "already imported" in again.stdout
+    assert tree_digest(package / "runs") == before
+
+
+@pytest.mark.needs_nltk
+def test_calamo_sends_its_prompt_and_scores_as_score_pairs_does(package, tmp_path):
+    """A mock answering real PlantUML: the request is calamo's, byte for byte; the task's scores
+    are those of `dmbench score-pairs`; the imported outputs are the diagrams it scored."""
+    recorder, log_path = run_task(
+        package, tmp_path / "logs", lambda system, user: f"Here it is:\n{DIAGRAM}\nDone.",
+        candidate="calamo", dataset="ds2",
+    )
+    records = load_records(package, "ds2")
+    system = load_prompt(package, "calamo_system.txt")
+    assert sorted(recorder.requests) == sorted((system, user_message(r.text)) for r in records)
+
+    from inspect_ai.log import read_eval_log
+
+    log = read_eval_log(str(log_path))
+    expected_generated = validate(DIAGRAM).repaired
+    by_id = {r.record_id: r for r in records}
+    pairs = [(by_id[str(s.id)].reference, expected_generated) for s in log.samples]
+    shell = score_pairs_from_shell(pairs, "metrik-4", tmp_path)
+    for sample, scored in zip(log.samples, shell, strict=True):
+        (score,) = sample.scores.values()
+        assert score.answer == expected_generated
+        assert score.value == {
+            key: scored[key] for key in ("class_score", "attribute_score", "association_score")
+        }
+        assert score.explanation == scored["error"]
+
+    (imported,) = import_inspect_logs(package, [log_path])
+    assert (imported.n_outputs, imported.n_failed, imported.added) == (8, 0, True)
+    outputs = read_jsonl(package / "runs" / imported.run_id / "outputs.jsonl")
+    assert [o["record_id"] for o in outputs] == [r.record_id for r in records]
+    assert {o["generated"] for o in outputs} == {expected_generated}
+
+
+@pytest.mark.needs_nltk
+def test_chen_sends_its_two_stages_and_an_unextractable_reply_is_a_failure(package, tmp_path):
+    """chen: stage 1 (system + task and text) then stage 2 (translate + the cut DSL); a stage-2
+    reply without a diagram is chen's own failure, stored as one."""
+    dsl = "Lab: name\n" * 300  # longer than the 2000-character cut
+
+    def answer(system: str, user: str) -> str:
+        return dsl if user.startswith("USER:") else "no diagram here"
+
+    recorder, log_path = run_task(
+        package, tmp_path / "logs", answer, candidate="chen", dataset="ds2", temperature=0.0
+    )
+    task = load_prompt(package, "chen_task.txt")
+    stage1 = {(load_prompt(package, "chen_system.txt"), stage1_user(task, r.text))
+              for r in load_records(package, "ds2")}
+    stage2 = (load_prompt(package, "chen_translate.txt"), dsl[:CUT])
+    assert set(recorder.requests) == stage1 | {stage2}
+    assert len(recorder.requests) == 16
+
+    (imported,) = import_inspect_logs(package, [log_path])
+    outputs = read_jsonl(package / "runs" / imported.run_id / "outputs.jsonl")
+    assert {(o["failed"], o["error"]) for o in outputs} == {
+        (True, "zenodo_zero_shot_stage2_no_puml")
+    }
+    info = json.loads((package / "runs" / imported.run_id / "run.json").read_text())
+    assert info["settings"]["temperature"] == 0.0
+    assert info["settings"]["enable_translation"] is True
+
+
+def test_a_log_of_another_task_is_refused_in_one_line(package, tmp_path):
+    other = Task(dataset=[Sample(input="hi", target="x")], solver=generate())
+    (log,) = eval(other, model=get_model("mockllm/model", custom_outputs=lambda *a: reply("x")),
+                  log_dir=str(tmp_path / "logs"), display="none")
+    result = run(str(BIN / "dmbench"), "import-inspect", log.location, "--package", ".",
+                 cwd=package)
+    assert result.returncode != 0
+    assert "not of dmbench/domain_modelling" in result.stderr
+    assert len(result.stderr.strip().splitlines()) <= 2 and "Traceback" not in result.stderr
+    assert not any(p.name.startswith("calamo__mockllm") for p in (package / "runs").iterdir())
+
+
+def test_a_log_whose_records_the_package_lacks_is_refused(package, tmp_path):
+    """The eval ran on other records (here: a folder whose ds2 texts were edited)."""
+    elsewhere = tmp_path / "elsewhere"
+    (elsewhere / "data").mkdir(parents=True)
+    (elsewhere / "prompts").symlink_to(package / "prompts")
+    records = load_records(package)
+    record = next(r for r in records if r.dataset == "ds2")
+    text = record.text + " Also a barn."
+    edited = replace(record, text=text, text_sha256=sha256_text(text))
+    write_records(elsewhere / RECORDS_PATH, [edited if r is record else r for r in records])
+    _recorder, log_path = run_task(
+        elsewhere, tmp_path / "logs", lambda s, u: "none", candidate="calamo", dataset="ds2"
+    )
+    result = run(str(BIN / "dmbench"), "import-inspect", str(log_path), "--package", str(package),
+                 cwd=tmp_path)
+    assert result.returncode != 0
+    assert f"sample '{record.record_id}' has another text than a ds2 record" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_a_file_that_is_not_a_log_is_refused_in_one_line(package, tmp_path):
+    bogus = tmp_path / "bogus.eval"
+    bogus.write_bytes(b"not a zip")
+    result = run(str(BIN / "dmbench"), "import-inspect", str(bogus), "--package", str(package),
+                 cwd=tmp_path)
+    assert result.returncode != 0
+    assert "bogus.eval: not a readable inspect_ai eval log" in result.stderr
+    assert "Traceback" not in result.stderr
