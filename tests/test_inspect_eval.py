@@ -20,7 +20,7 @@ import pytest
 from conftest import ROOT, read_jsonl, score_pairs_from_shell
 from inspect_ai import Task, eval
 from inspect_ai.dataset import Sample
-from inspect_ai.model import ModelOutput, ModelUsage, get_model
+from inspect_ai.model import ModelAPI, ModelOutput, ModelUsage, get_model, modelapi
 from inspect_ai.solver import generate
 
 from dmbench.candidates.calamo import user_message
@@ -28,6 +28,9 @@ from dmbench.candidates.chen import stage1_user
 from dmbench.hashing import sha256_text
 from dmbench.inspect_eval import import_inspect_logs
 from dmbench.inspect_eval.task import domain_modelling
+from dmbench.judge import Instance, Judge, JudgeOptions, judge_instance, load_criteria
+from dmbench.judge.prompt import SYSTEM as JUDGE_SYSTEM
+from dmbench.llm import ChatReply
 from dmbench.llm.candidate import CUT
 from dmbench.plantuml import validate
 from dmbench.sources.prompts import load_prompt
@@ -252,3 +255,59 @@ def test_a_file_that_is_not_a_log_is_refused_in_one_line(package, tmp_path):
     assert result.returncode != 0
     assert "bogus.eval: not a readable inspect_ai eval log" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def scripted_judge_reply(criteria) -> str:
+    """Every criterion 8 for Diagram A and 4 for Diagram B."""
+    return json.dumps({"scores": {cid: {"A": 8, "B": 4, "reason": "scripted"}
+                                  for cid in criteria.ids}})
+
+
+class ScriptedJudge(ModelAPI):
+    """A judge provider for the tests: the same valid reply to every request, and a note of the
+    system prompts it got."""
+
+    systems: list[str] = []
+
+    async def generate(self, input, tools, tool_choice, config):
+        ScriptedJudge.systems.append(input[0].text)
+        return reply(scripted_judge_reply(load_criteria()))
+
+
+@modelapi(name="scriptedjudge")
+def scripted_judge():
+    return ScriptedJudge
+
+
+class ReplayChat:
+    """What `dmbench judge` would have got from its Ollama client: the same reply."""
+
+    offline = False
+    model = "replay"
+
+    def chat(self, system, user, options, sample=1, **_):
+        text = scripted_judge_reply(load_criteria())
+        return ChatReply(text, {"reply": {"content": text}, "done_reason": "stop"})
+
+
+@pytest.mark.needs_nltk
+def test_the_judge_scorer_is_dmbench_judge_on_an_inspect_model(package, tmp_path):
+    """`-T judge=MODEL`: S_final per record as `judge_instance` gives it for the same replies."""
+    _recorder, log_path = run_task(
+        package, tmp_path / "logs", lambda s, u: DIAGRAM, candidate="calamo", dataset="ds2",
+        judge="scriptedjudge/any",
+    )
+    from inspect_ai.log import read_eval_log
+
+    log = read_eval_log(str(log_path))
+    criteria = load_criteria()
+    replay = Judge(ReplayChat(), criteria, JudgeOptions())
+    for sample in log.samples:
+        judged = sample.scores["judge_score"]
+        instance = Instance(str(sample.id), sample.input, sample.target,
+                            validate(DIAGRAM).repaired, sample.metadata["type"],
+                            sample.metadata["caption"])
+        expected = judge_instance([replay], instance)
+        assert judged.value == {"s_final": expected.s_final}
+        assert 0 < expected.s_final < 1
+    assert set(ScriptedJudge.systems) == {JUDGE_SYSTEM}

@@ -41,11 +41,20 @@ def generate_config(candidate: LLMCandidate, temperature: float | None) -> Gener
     )
 
 
-async def _chat(
+def generate_from_thread(
+    model: Model, system: str, user: str, config: GenerateConfig
+) -> ModelOutput:
+    """One system + user call of ``model`` from a worker thread: it runs on the event loop."""
+    messages = [ChatMessageSystem(content=system), ChatMessageUser(content=user)]
+    return anyio.from_thread.run(partial(model.generate, messages, config=config))
+
+
+def _ask(
     model: Model, candidate: LLMCandidate, system: str, user: str, temperature: float | None
 ) -> ChatReply:
-    messages = [ChatMessageSystem(content=system), ChatMessageUser(content=user)]
-    output = await model.generate(messages, config=generate_config(candidate, temperature))
+    """``LLMCandidate.ask`` answered by ``model``: the reply text as the Ollama client makes it
+    (stripped content, else the stripped reasoning)."""
+    output = generate_from_thread(model, system, user, generate_config(candidate, temperature))
     content = output.message.content if output.choices else ""
     thinking = (
         "".join(part.reasoning for part in content if isinstance(part, ContentReasoning))
@@ -60,13 +69,6 @@ async def _chat(
         "error": output.error,
     }
     return ChatReply(reply_text(output.completion, thinking), call)
-
-
-def _ask(
-    model: Model, candidate: LLMCandidate, system: str, user: str, temperature: float | None
-) -> ChatReply:
-    """``LLMCandidate.ask`` from the record's worker thread: the call runs on the event loop."""
-    return anyio.from_thread.run(_chat, model, candidate, system, user, temperature)
 
 
 @solver

@@ -24,9 +24,12 @@ from dmbench import paths
 from dmbench._version import __version__
 from dmbench.candidates import CANDIDATES, get_candidate
 from dmbench.errors import InputError
+from dmbench.inspect_eval.judge import judge_score
 from dmbench.inspect_eval.logs import TASK_NAME
 from dmbench.inspect_eval.scorer import benchmark_score
 from dmbench.inspect_eval.solver import candidate_solver
+from dmbench.judge import load_criteria
+from dmbench.judge.runs import CORPUS_LABELS
 from dmbench.llm.candidate import LLMCandidate
 from dmbench.metrics import DEFAULT_METRIC, get_metric
 from dmbench.sources.records import DATASETS, load_records
@@ -81,8 +84,17 @@ def domain_modelling(
     root = paths.package_dir(package)
     built = build_candidate(candidate, root, settings)
     records = load_records(root, dataset)
+    type_column = load_criteria().type_column
     samples = [
-        Sample(id=record.record_id, input=record.text, target=record.reference)
+        Sample(
+            id=record.record_id,
+            input=record.text,
+            target=record.reference,
+            metadata={  # what the judge shows besides the diagrams, as `dmbench judge` does
+                "type": str(getattr(record, type_column)),
+                "caption": f"{record.upstream_id} ({CORPUS_LABELS[record.dataset]})",
+            },
+        )
         for record in records
     ]
     scorers: list[Scorer] = [benchmark_score(DEFAULT_METRIC)]
@@ -90,8 +102,6 @@ def domain_modelling(
         get_metric(metric)  # an unknown name stops here, before any call
         scorers.append(benchmark_score(metric))
     if judge is not None:
-        from dmbench.inspect_eval.judge import judge_score
-
         scorers.append(judge_score(judge))
     return Task(
         dataset=MemoryDataset(samples, name=f"dmbench-{dataset}"),
