@@ -32,6 +32,7 @@ from dmbench.judge import Instance, Judge, JudgeOptions, judge_instance, load_cr
 from dmbench.judge.prompt import SYSTEM as JUDGE_SYSTEM
 from dmbench.llm import ChatReply
 from dmbench.llm.candidate import CUT
+from dmbench.metrics import SCORE_NAMES
 from dmbench.plantuml import validate
 from dmbench.sources.prompts import load_prompt
 from dmbench.sources.records import RECORDS_PATH, load_records, write_records
@@ -111,6 +112,19 @@ def test_the_core_install_does_not_pull_inspect_ai():
     assert not [d for d in project["dependencies"] if d.lower().startswith("inspect")]
     assert any(d.startswith("inspect-ai") for d in project["optional-dependencies"]["inspect"])
     assert "dmbench[inspect]" in project["optional-dependencies"]["test"]
+    probe = "import sys, dmbench.cli, dmbench.reproduce; print('inspect_ai' in sys.modules)"
+    assert subprocess.check_output([sys.executable, "-c", probe], text=True).strip() == "False"
+
+
+def test_a_bad_task_argument_is_one_message_not_a_traceback(package):
+    result = run(
+        str(BIN / "inspect"), "eval", "dmbench/domain_modelling", "-T", "candidate=rule_based",
+        "--model", "mockllm/model", "--log-dir", "L", "--display", "plain", cwd=package,
+    )
+    assert result.returncode == 1
+    output = " ".join((result.stdout + result.stderr).split())
+    assert "candidate 'rule_based' is not an LLM candidate" in output
+    assert "Traceback" not in output
 
 
 @pytest.mark.needs_nltk
@@ -158,7 +172,7 @@ def test_calamo_sends_its_prompt_and_scores_as_score_pairs_does(package, tmp_pat
     are those of `dmbench score-pairs`; the imported outputs are the diagrams it scored."""
     recorder, log_path = run_task(
         package, tmp_path / "logs", lambda system, user: f"Here it is:\n{DIAGRAM}\nDone.",
-        candidate="calamo", dataset="ds2",
+        candidate="calamo", dataset="ds2", metric="metrik-2",
     )
     records = load_records(package, "ds2")
     system = load_prompt(package, "calamo_system.txt")
@@ -170,14 +184,14 @@ def test_calamo_sends_its_prompt_and_scores_as_score_pairs_does(package, tmp_pat
     expected_generated = validate(DIAGRAM).repaired
     by_id = {r.record_id: r for r in records}
     pairs = [(by_id[str(s.id)].reference, expected_generated) for s in log.samples]
-    shell = score_pairs_from_shell(pairs, "metrik-4", tmp_path)
-    for sample, scored in zip(log.samples, shell, strict=True):
-        (score,) = sample.scores.values()
-        assert score.answer == expected_generated
-        assert score.value == {
-            key: scored[key] for key in ("class_score", "attribute_score", "association_score")
-        }
-        assert score.explanation == scored["error"]
+    for metric, scorer in (("metrik-4", "benchmark_score"), ("metrik-2", "benchmark_score1")):
+        shell = score_pairs_from_shell(pairs, metric, tmp_path)
+        for sample, scored in zip(log.samples, shell, strict=True):
+            score = sample.scores[scorer]
+            assert score.metadata == {"metric": metric}
+            assert score.answer == expected_generated
+            assert score.value == {key: scored[key] for key in SCORE_NAMES}
+            assert score.explanation == scored["error"]
 
     (imported,) = import_inspect_logs(package, [log_path])
     assert (imported.n_outputs, imported.n_failed, imported.added) == (8, 0, True)

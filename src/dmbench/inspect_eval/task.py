@@ -17,13 +17,14 @@ from pathlib import Path
 from typing import Any
 
 from inspect_ai import Task, task
+from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.scorer import Scorer
 
 from dmbench import paths
 from dmbench._version import __version__
 from dmbench.candidates import CANDIDATES, get_candidate
-from dmbench.errors import InputError
+from dmbench.errors import DmbenchError, InputError
 from dmbench.inspect_eval.judge import judge_score
 from dmbench.inspect_eval.logs import TASK_NAME
 from dmbench.inspect_eval.scorer import benchmark_score
@@ -32,6 +33,7 @@ from dmbench.judge import load_criteria
 from dmbench.judge.runs import CORPUS_LABELS
 from dmbench.llm.candidate import LLMCandidate
 from dmbench.metrics import DEFAULT_METRIC, get_metric
+from dmbench.package import require_package
 from dmbench.sources.records import DATASETS, load_records
 
 INSPECT_SETTINGS = (
@@ -79,11 +81,26 @@ def domain_modelling(
 ) -> Task:
     """The benchmark records of ``dataset`` through ``candidate``, scored with metrik-4 (and
     ``metric``, when another is named; ``judge``: also by that judge model)."""
+    try:
+        return _task(candidate, dataset, metric, judge, package, settings)
+    except DmbenchError as exc:
+        # inspect prints this one as its message alone (a bad -T argument is no bug of ours)
+        raise PrerequisiteError(f"dmbench/{TASK_NAME}: {exc.one_line()}") from None
+
+
+def _task(
+    candidate: str,
+    dataset: str,
+    metric: str | None,
+    judge: str | None,
+    package: str | None,
+    settings: dict[str, Any],
+) -> Task:
     if dataset not in DATASETS:
         raise InputError(f"unknown dataset {dataset!r}; choose one of {', '.join(DATASETS)}")
-    root = paths.package_dir(package)
-    built = build_candidate(candidate, root, settings)
+    root = require_package(paths.package_dir(package))
     records = load_records(root, dataset)
+    built = build_candidate(candidate, root, settings)
     type_column = load_criteria().type_column
     samples = [
         Sample(
