@@ -78,7 +78,9 @@ class Recorder:
         return reply(self.answer(system, user))
 
 
-def run_task(package: Path, log_dir: Path, answer, **task_args) -> tuple[Recorder, Path]:
+def run_task(
+    package: Path, log_dir: Path, answer, eval_args=None, **task_args
+) -> tuple[Recorder, Path]:
     recorder = Recorder(answer)
     model = get_model("mockllm/model", custom_outputs=recorder)
     (log,) = eval(
@@ -86,6 +88,7 @@ def run_task(package: Path, log_dir: Path, answer, **task_args) -> tuple[Recorde
         model=model,
         log_dir=str(log_dir),
         display="none",
+        **(eval_args or {}),
     )
     assert log.status == "success", log.error
     return recorder, Path(log.location)
@@ -227,6 +230,19 @@ def test_chen_sends_its_two_stages_and_an_unextractable_reply_is_a_failure(packa
     info = json.loads((package / "runs" / imported.run_id / "run.json").read_text())
     assert info["settings"]["temperature"] == 0.0
     assert info["settings"]["enable_translation"] is True
+
+
+def test_each_epoch_is_a_run_and_a_partial_log_an_unfinished_one(package, tmp_path):
+    """`--epochs 2 --limit 3`: runs 1 and 2 with 3 outputs each, not complete in data/runs.csv."""
+    _recorder, log_path = run_task(
+        package, tmp_path / "logs", lambda s, u: DIAGRAM, {"epochs": 2, "limit": 3},
+        candidate="calamo", dataset="ds2",
+    )
+    imported = import_inspect_logs(package, [log_path])
+    assert [(r.run_id.split("__")[3], r.n_outputs) for r in imported] == [("run1", 3), ("run2", 3)]
+    with (package / "data" / "runs.csv").open(encoding="utf-8", newline="") as handle:
+        rows = {row["run_id"]: row for row in csv.DictReader(handle)}
+    assert [rows[r.run_id]["complete"] for r in imported] == ["false", "false"]
 
 
 def test_a_log_of_another_task_is_refused_in_one_line(package, tmp_path):

@@ -11,7 +11,6 @@ imported from the same log (same sha256) is left as it is.
 
 from __future__ import annotations
 
-import json
 import shutil
 import tempfile
 from collections.abc import Sequence
@@ -19,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from dmbench import atomic
 from dmbench.clock import now_utc
 from dmbench.errors import InputError, MissingPrerequisiteError, PackageError
 from dmbench.hashing import file_sha256
@@ -133,7 +133,10 @@ def _plan(package_dir: Path, path: Path) -> list[_Planned]:
                 f"{path}: sample {sample.id!r} {what} a {dataset} record of {package_dir}",
                 hint="import the log into the package the eval ran on",
             )
-        by_epoch.setdefault(sample.epoch, []).append(_output_row(path, sample))
+        rows = by_epoch.setdefault(sample.epoch, [])
+        if any(row.record_id == record.record_id for row in rows):
+            raise InputError(f"{path}: sample {sample.id!r} occurs twice in epoch {sample.epoch}")
+        rows.append(_output_row(path, sample))
     if not by_epoch:
         raise InputError(f"{path}: the log holds no samples")
     model = log.eval.model
@@ -171,7 +174,8 @@ def _plan(package_dir: Path, path: Path) -> list[_Planned]:
             settings=settings,
             provenance=provenance,
             started_utc=stats.started_at or None,
-            finished_utc=stats.completed_at or None,
+            # a log of part of the records (`--limit`) is an unfinished run, as a killed one is
+            finished_utc=(stats.completed_at or None) if len(rows) == len(records) else None,
             totals={
                 "n_records": len(rows),
                 "n_failed": sum(row.failed for row in rows),
@@ -207,12 +211,8 @@ def _write(package_dir: Path, plan: _Planned) -> None:
         errors = sorted(run_json_validator().iter_errors(data), key=str)
         if errors:
             raise PackageError(f"{plan.log}: run {plan.info.run_id}: {errors[0].message}")
-        (scratch / RUN_FILE).write_text(
-            json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
-        )
-        (scratch / OUTPUTS_FILE).write_text(
-            "".join(row.to_json_line() for row in plan.rows), encoding="utf-8"
-        )
+        atomic.write_json(scratch / RUN_FILE, data)
+        atomic.write_text(scratch / OUTPUTS_FILE, "".join(row.to_json_line() for row in plan.rows))
         scratch.rename(runs / plan.info.run_id)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
