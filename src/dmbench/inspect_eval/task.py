@@ -98,7 +98,7 @@ def _task(
 ) -> Task:
     if dataset not in DATASETS:
         raise InputError(f"unknown dataset {dataset!r}; choose one of {', '.join(DATASETS)}")
-    root = require_package(paths.package_dir(package))
+    root = require_package(paths.package_dir(package), built=False)
     records = load_records(root, dataset)
     built = build_candidate(candidate, root, settings)
     type_column = load_criteria().type_column
