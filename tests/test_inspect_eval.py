@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from conftest import ROOT, read_jsonl, score_pairs_from_shell
+from fake_ollama import judge_reply
 from inspect_ai import Task, eval
 from inspect_ai.dataset import Sample
 from inspect_ai.model import ModelAPI, ModelOutput, ModelUsage, get_model, modelapi
@@ -204,6 +205,27 @@ def test_calamo_sends_its_prompt_and_scores_as_score_pairs_does(package, tmp_pat
 
 
 @pytest.mark.needs_nltk
+@pytest.mark.needs_nltk
+def test_an_imported_run_is_judged_by_dmbench_judge_like_a_generated_one(
+    package, tmp_path, fake_ollama
+):
+    """`dmbench judge --runs` on an imported run: judged, stored, and the package validates."""
+    _recorder, log_path = run_task(
+        package, tmp_path / "logs", lambda s, u: DIAGRAM, candidate="calamo", dataset="ds2"
+    )
+    (imported,) = import_inspect_logs(package, [log_path])
+    fake_ollama.responder = judge_reply(8, 4)
+    judged = run(str(BIN / "dmbench"), "judge", "--model", "test-model", "--host",
+                 fake_ollama.url, "--runs", imported.run_id, "--package", ".", cwd=package)
+    assert judged.returncode == 0, judged.stderr
+    with (package / "data" / "judgements.csv").open(encoding="utf-8", newline="") as handle:
+        rows = [row for row in csv.DictReader(handle) if row["run_id"] == imported.run_id]
+    assert len({row["record_id"] for row in rows}) == 8
+    assert all(row["failed"] == "false" for row in rows)
+    validated = run(str(BIN / "dmbench"), "validate", "--package", ".", cwd=package)
+    assert validated.returncode == 0, validated.stdout + validated.stderr
+
+
 def test_chen_sends_its_two_stages_and_an_unextractable_reply_is_a_failure(package, tmp_path):
     """chen: stage 1 (system + task and text) then stage 2 (translate + the cut DSL); a stage-2
     reply without a diagram is chen's own failure, stored as one."""
