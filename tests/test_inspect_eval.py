@@ -17,7 +17,8 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, read_jsonl, score_pairs_from_shell
+from click.testing import CliRunner
+from conftest import ROOT, read_jsonl
 from fake_ollama import judge_reply
 from inspect_ai import Task, eval
 from inspect_ai.dataset import Sample
@@ -26,6 +27,7 @@ from inspect_ai.solver import generate
 
 from dmbench.candidates.calamo import user_message
 from dmbench.candidates.chen import stage1_user
+from dmbench.cli import main
 from dmbench.hashing import sha256_text
 from dmbench.inspect_eval import import_inspect_logs
 from dmbench.inspect_eval.task import domain_modelling
@@ -56,6 +58,21 @@ def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [*args], cwd=cwd, capture_output=True, text=True, check=False, timeout=600
     )
+
+
+def dmbench(*args: str):
+    """``dmbench ARGS`` in this process (quicker; the shell acceptance test covers the process)."""
+    return CliRunner().invoke(main, list(args))
+
+
+def score_pairs(pairs, metric: str, tmp_path: Path) -> list[dict]:
+    """``dmbench score-pairs --jsonl`` on (reference, generated) pairs."""
+    batch = tmp_path / "pairs.jsonl"
+    batch.write_text("".join(json.dumps({"id": str(i), "reference": ref, "generated": gen}) + "\n"
+                             for i, (ref, gen) in enumerate(pairs)), encoding="utf-8")
+    result = dmbench("score-pairs", "--jsonl", str(batch), "--metric", metric)
+    assert result.exit_code == 0, result.output
+    return [json.loads(line) for line in result.stdout.splitlines()]
 
 
 def reply(content: str) -> ModelOutput:
@@ -151,8 +168,8 @@ def test_inspect_eval_from_the_shell_imports_as_a_run_that_validates(package, tm
     outputs = read_jsonl(package / "runs" / run_id / "outputs.jsonl")
     assert len(outputs) == 8 and all(o["failed"] and o["generated"] == "" for o in outputs)
 
-    validated = run(str(BIN / "dmbench"), "validate", "--package", ".", cwd=package)
-    assert validated.returncode == 0, validated.stdout + validated.stderr
+    validated = dmbench("validate", "--package", str(package))
+    assert validated.exit_code == 0, validated.output
     with (package / "data" / "runs.csv").open(encoding="utf-8", newline="") as handle:
         rows = [row for row in csv.DictReader(handle) if row["run_id"] == run_id]
     assert [(r["model"], r["origin"], r["n_records"], r["n_failed"]) for r in rows] == [
@@ -165,8 +182,8 @@ def test_inspect_eval_from_the_shell_imports_as_a_run_that_validates(package, tm
     assert info["provenance"]["log_sha256"] == hashlib.sha256(log.read_bytes()).hexdigest()
 
     before = tree_digest(package / "runs")
-    again = run(str(BIN / "dmbench"), "import-inspect", str(log), "--package", ".", cwd=package)
-    assert again.returncode == 0 and "already imported" in again.stdout
+    again = dmbench("import-inspect", str(log), "--package", str(package))
+    assert again.exit_code == 0 and "already imported" in again.stdout
     assert tree_digest(package / "runs") == before
 
 
@@ -189,7 +206,7 @@ def test_calamo_sends_its_prompt_and_scores_as_score_pairs_does(package, tmp_pat
     by_id = {r.record_id: r for r in records}
     pairs = [(by_id[str(s.id)].reference, expected_generated) for s in log.samples]
     for metric, scorer in (("metrik-4", "benchmark_score"), ("metrik-2", "benchmark_score1")):
-        shell = score_pairs_from_shell(pairs, metric, tmp_path)
+        shell = score_pairs(pairs, metric, tmp_path)
         for sample, scored in zip(log.samples, shell, strict=True):
             score = sample.scores[scorer]
             assert score.metadata == {"metric": metric}
@@ -215,15 +232,15 @@ def test_an_imported_run_is_judged_by_dmbench_judge_like_a_generated_one(
     )
     (imported,) = import_inspect_logs(package, [log_path])
     fake_ollama.responder = judge_reply(8, 4)
-    judged = run(str(BIN / "dmbench"), "judge", "--model", "test-model", "--host",
-                 fake_ollama.url, "--runs", imported.run_id, "--package", ".", cwd=package)
-    assert judged.returncode == 0, judged.stderr
+    judged = dmbench("judge", "--model", "test-model", "--host", fake_ollama.url, "--runs",
+                     imported.run_id, "--package", str(package))
+    assert judged.exit_code == 0, judged.output
     with (package / "data" / "judgements.csv").open(encoding="utf-8", newline="") as handle:
         rows = [row for row in csv.DictReader(handle) if row["run_id"] == imported.run_id]
     assert len({row["record_id"] for row in rows}) == 8
     assert all(row["failed"] == "false" for row in rows)
-    validated = run(str(BIN / "dmbench"), "validate", "--package", ".", cwd=package)
-    assert validated.returncode == 0, validated.stdout + validated.stderr
+    validated = dmbench("validate", "--package", str(package))
+    assert validated.exit_code == 0, validated.output
 
 
 def test_chen_sends_its_two_stages_and_an_unextractable_reply_is_a_failure(package, tmp_path):
@@ -271,11 +288,10 @@ def test_a_log_of_another_task_is_refused_in_one_line(package, tmp_path):
     other = Task(dataset=[Sample(input="hi", target="x")], solver=generate())
     (log,) = eval(other, model=get_model("mockllm/model", custom_outputs=lambda *a: reply("x")),
                   log_dir=str(tmp_path / "logs"), display="none")
-    result = run(str(BIN / "dmbench"), "import-inspect", log.location, "--package", ".",
-                 cwd=package)
-    assert result.returncode != 0
+    result = dmbench("import-inspect", log.location, "--package", str(package))
+    assert result.exit_code == 1
     assert "not of dmbench/domain_modelling" in result.stderr
-    assert len(result.stderr.strip().splitlines()) <= 2 and "Traceback" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
     assert not any(p.name.startswith("calamo__mockllm") for p in (package / "runs").iterdir())
 
 
@@ -292,21 +308,19 @@ def test_a_log_whose_records_the_package_lacks_is_refused(package, tmp_path):
     _recorder, log_path = run_task(
         elsewhere, tmp_path / "logs", lambda s, u: "none", candidate="calamo", dataset="ds2"
     )
-    result = run(str(BIN / "dmbench"), "import-inspect", str(log_path), "--package", str(package),
-                 cwd=tmp_path)
-    assert result.returncode != 0
+    result = dmbench("import-inspect", str(log_path), "--package", str(package))
+    assert result.exit_code == 1
     assert f"sample '{record.record_id}' has another text than a ds2 record" in result.stderr
-    assert "Traceback" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
 
 
 def test_a_file_that_is_not_a_log_is_refused_in_one_line(package, tmp_path):
     bogus = tmp_path / "bogus.eval"
     bogus.write_bytes(b"not a zip")
-    result = run(str(BIN / "dmbench"), "import-inspect", str(bogus), "--package", str(package),
-                 cwd=tmp_path)
-    assert result.returncode != 0
+    result = dmbench("import-inspect", str(bogus), "--package", str(package))
+    assert result.exit_code == 1
     assert "bogus.eval: not a readable inspect_ai eval log" in result.stderr
-    assert "Traceback" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
 
 
 def scripted_judge_reply(criteria) -> str:
