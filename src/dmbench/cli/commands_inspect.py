@@ -13,7 +13,11 @@ from dmbench.inspect_eval import import_inspect_logs
 
 @click.command("import-inspect")
 @click.argument(
-    "logs", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path)
+    "logs",
+    metavar="LOG...",
+    nargs=-1,
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
 )
 @package_option
 def import_inspect(logs: tuple[Path, ...], package_dir: Path | None) -> None:
