@@ -132,7 +132,6 @@ def _task(
                 "upstream_candidate": built.upstream,
                 "prompts_sha256": built.prompts_sha256,
                 "dmbench_version": __version__,
-                "record_ids": [record.record_id for record in records],
             }
         },
     )
