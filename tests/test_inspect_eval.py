@@ -172,9 +172,8 @@ def test_inspect_eval_from_the_shell_imports_as_a_run_that_validates(package, tm
     assert validated.exit_code == 0, validated.output
     with (package / "data" / "runs.csv").open(encoding="utf-8", newline="") as handle:
         rows = [row for row in csv.DictReader(handle) if row["run_id"] == run_id]
-    assert [(r["model"], r["origin"], r["n_records"], r["n_failed"]) for r in rows] == [
-        ("mockllm/model", "generated", "8", "8")
-    ]
+    assert [(r["model"], r["provider"], r["origin"], r["n_records"], r["n_failed"])
+            for r in rows] == [("mockllm/model", "mockllm", "generated", "8", "8")]
     info = json.loads((package / "runs" / run_id / "run.json").read_text())
     assert info["provenance"]["provider"] == "mockllm"
     assert info["provenance"]["harness"] == "inspect_ai"
