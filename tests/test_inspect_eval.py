@@ -21,20 +21,21 @@ from click.testing import CliRunner
 from conftest import ROOT, read_jsonl
 from fake_ollama import judge_reply
 from inspect_ai import Task, eval
+from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.dataset import Sample
 from inspect_ai.model import ModelAPI, ModelOutput, ModelUsage, get_model, modelapi
 from inspect_ai.solver import generate
 
+from dmbench.api import Package
 from dmbench.candidates.calamo import user_message
 from dmbench.candidates.chen import stage1_user
 from dmbench.cli import main
-from dmbench.hashing import sha256_text
-from dmbench.inspect_eval import import_inspect_logs
+from dmbench.core.hashing import sha256_text
 from dmbench.inspect_eval.task import domain_modelling
 from dmbench.judge import Instance, Judge, JudgeOptions, judge_instance, load_criteria
 from dmbench.judge.prompt import SYSTEM as JUDGE_SYSTEM
 from dmbench.llm import ChatReply
-from dmbench.llm.candidate import CUT
+from dmbench.llm.llm_candidate import CUT
 from dmbench.metrics import SCORE_NAMES
 from dmbench.plantuml import validate
 from dmbench.sources.prompts import load_prompt
@@ -133,7 +134,10 @@ def test_the_core_install_does_not_pull_inspect_ai():
     assert not [d for d in project["dependencies"] if d.lower().startswith("inspect")]
     assert any(d.startswith("inspect-ai") for d in project["optional-dependencies"]["inspect"])
     assert "dmbench[inspect]" in project["optional-dependencies"]["test"]
-    probe = "import sys, dmbench.cli, dmbench.reproduce; print('inspect_ai' in sys.modules)"
+    probe = (
+        "import sys, dmbench.api, dmbench.cli, dmbench.flows.reproduce\n"
+        "print('inspect_ai' in sys.modules)"
+    )
     assert subprocess.check_output([sys.executable, "-c", probe], text=True).strip() == "False"
 
 
@@ -146,6 +150,13 @@ def test_a_bad_task_argument_is_one_message_not_a_traceback(package):
     output = " ".join((result.stdout + result.stderr).split())
     assert "candidate 'rule_based' is not an LLM candidate" in output
     assert "Traceback" not in output
+
+
+def test_a_setting_the_candidate_does_not_take_is_refused_from_its_spec(built_package):
+    """calamo's spec has no translation stage: chen's temperature_translate is refused before
+    any call, as `dmbench generate` refuses it for calamo."""
+    with pytest.raises(PrerequisiteError, match="temperature_translate are not settings of calamo"):
+        domain_modelling(candidate="calamo", package=str(built_package), temperature_translate=0.1)
 
 
 @pytest.mark.needs_nltk
@@ -213,7 +224,7 @@ def test_calamo_sends_its_prompt_and_scores_as_score_pairs_does(package, tmp_pat
             assert score.value == {key: scored[key] for key in SCORE_NAMES}
             assert score.explanation == scored["error"]
 
-    (imported,) = import_inspect_logs(package, [log_path])
+    (imported,) = Package(package).import_inspect([log_path])
     assert (imported.n_outputs, imported.n_failed, imported.added) == (8, 0, True)
     outputs = read_jsonl(package / "runs" / imported.run_id / "outputs.jsonl")
     assert [o["record_id"] for o in outputs] == [r.record_id for r in records]
@@ -229,7 +240,7 @@ def test_an_imported_run_is_judged_by_dmbench_judge_like_a_generated_one(
     _recorder, log_path = run_task(
         package, tmp_path / "logs", lambda s, u: DIAGRAM, candidate="calamo", dataset="ds2"
     )
-    (imported,) = import_inspect_logs(package, [log_path])
+    (imported,) = Package(package).import_inspect([log_path])
     fake_ollama.responder = judge_reply(8, 4)
     judged = dmbench("judge", "--model", "test-model", "--host", fake_ollama.url, "--runs",
                      imported.run_id, "--package", str(package))
@@ -260,7 +271,7 @@ def test_chen_sends_its_two_stages_and_an_unextractable_reply_is_a_failure(packa
     assert set(recorder.requests) == stage1 | {stage2}
     assert len(recorder.requests) == 16
 
-    (imported,) = import_inspect_logs(package, [log_path])
+    (imported,) = Package(package).import_inspect([log_path])
     outputs = read_jsonl(package / "runs" / imported.run_id / "outputs.jsonl")
     assert {(o["failed"], o["error"]) for o in outputs} == {
         (True, "zenodo_zero_shot_stage2_no_puml")
@@ -276,7 +287,7 @@ def test_each_epoch_is_a_run_and_a_partial_log_an_unfinished_one(package, tmp_pa
         package, tmp_path / "logs", lambda s, u: DIAGRAM, {"epochs": 2, "limit": 3},
         candidate="calamo", dataset="ds2",
     )
-    imported = import_inspect_logs(package, [log_path])
+    imported = Package(package).import_inspect([log_path])
     assert [(r.run_id.split("__")[3], r.n_outputs) for r in imported] == [("run1", 3), ("run2", 3)]
     with (package / "data" / "runs.csv").open(encoding="utf-8", newline="") as handle:
         rows = {row["run_id"]: row for row in csv.DictReader(handle)}

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import click
 
-from dmbench import paths
+from dmbench.api import Package
 from dmbench.cli._options import package_option
-from dmbench.inspect_eval import import_inspect_logs
+from dmbench.core import paths
 
 
 @click.command("import-inspect")
@@ -22,12 +22,9 @@ from dmbench.inspect_eval import import_inspect_logs
 @package_option
 def import_inspect(logs: tuple[Path, ...], package_dir: Path | None) -> None:
     """Store the runs of `inspect eval dmbench/domain_modelling` logs (LOG...) in the package."""
-    for run in import_inspect_logs(paths.package_dir(package_dir), logs):
+    for run in Package(paths.package_dir(package_dir)).import_inspect(logs):
         state = "imported" if run.added else "already imported"
         click.echo(
             f"{run.run_id}: {state} from {run.log.name} "
             f"({run.n_outputs} outputs, {run.n_failed} failed)"
         )
-
-
-COMMANDS = [import_inspect]

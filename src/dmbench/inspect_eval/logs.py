@@ -18,15 +18,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dmbench import atomic
-from dmbench.clock import now_utc
+from dmbench.core import atomic
+from dmbench.core.clock import now_utc
+from dmbench.core.hashing import file_sha256
+from dmbench.core.provenance import code_provenance
 from dmbench.errors import InputError, MissingPrerequisiteError, PackageError
-from dmbench.hashing import file_sha256
 from dmbench.package import load_records, refresh, require_package
 from dmbench.package.descriptor import DESCRIPTOR
 from dmbench.package.lock import package_lock
 from dmbench.package.validate import run_json_validator
-from dmbench.provenance import code_provenance
 from dmbench.runs.generate import settings_fingerprint
 from dmbench.runs.store import (
     OUTPUTS_FILE,

@@ -26,7 +26,7 @@ from inspect_ai.model import (
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from dmbench.inspect_eval.logs import OUTPUT_KEY
-from dmbench.llm.candidate import LLMCandidate
+from dmbench.llm.llm_candidate import LLMCandidate
 from dmbench.llm.client import ChatReply, reply_text
 
 
