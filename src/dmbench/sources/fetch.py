@@ -88,12 +88,12 @@ def _download(url: str, timeout: float, deadline: float, into: Path, max_bytes: 
             if watchdog.fired:
                 raise OSError("the connection was shut at the deadline")
     except http.client.IncompleteRead as exc:
-        if watchdog.fired:
+        if watchdog.expired():
             raise SourceError(_too_slow(url, deadline, received), hint=_SLOW) from None
         received += len(exc.partial)
         raise SourceError(_truncated(url, received, declared)) from None
     except (urllib.error.URLError, OSError, http.client.HTTPException, ValueError) as exc:
-        if watchdog.fired:
+        if watchdog.expired():
             raise SourceError(_too_slow(url, deadline, received), hint=_SLOW) from None
         raise SourceError(f"{url}: download failed ({exc})") from exc
     finally:
@@ -142,6 +142,11 @@ class _Watchdog:
             if self.fired:
                 _shut_down(self._duplicates[-1])
         return sock
+
+    def expired(self) -> bool:
+        """Whether the deadline has passed: a socket bounded by what was left of it may time
+        out a moment before the timer shuts it."""
+        return self.fired or time.monotonic() >= self._ends
 
     def _shut(self) -> None:
         with self._lock:
