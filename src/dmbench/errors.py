@@ -70,3 +70,7 @@ class UnknownNameError(DmbenchError, LookupError):
 
 class MissingPrerequisiteError(DmbenchError):
     """A model or data set that a stage needs is not installed (the message says how to fix it)."""
+
+
+class OutDirRefusedError(DmbenchError):
+    """A command was asked to replace a folder it did not create (the package, data, ...)."""

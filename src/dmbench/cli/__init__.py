@@ -16,6 +16,7 @@ from dmbench.cli import (
     commands_results,
     commands_sources,
     commands_study,
+    commands_validity,
 )
 from dmbench.cli._errors import DmbenchGroup
 
@@ -35,6 +36,7 @@ for _module in (
     commands_results,
     commands_study,
     commands_report,
+    commands_validity,
     commands_reproduce,
     commands_deposit,
 ):
