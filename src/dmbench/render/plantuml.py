@@ -409,7 +409,7 @@ def _outcome(drawn: Path, rejection: tuple[str, int | None] | None) -> _Outcome:
     if _CRASH.search(svg):
         return _Outcome(crashed=True)
     if not _DRAWING.match(svg) or not _CLASS_ELEMENT.search(svg):
-        return _Outcome(failure="PlantUML drew something other than a class diagram")
+        return _Outcome(failure="PlantUML drew no class diagram from it (empty, or another kind)")
     return _Outcome(svg=svg)
 
 
