@@ -52,6 +52,7 @@ from dmbench.package.metadata import DOI_PLACEHOLDER, zenodo
 from dmbench.package.swap import PACKAGE_FOLDERS
 from dmbench.package.zenodo import Draft, UploadedFile, ZenodoClient
 from dmbench.paths import PACKAGE_NLTK_DIR
+from dmbench.report.outdir import MARKER, refuse_foreign
 from dmbench.tables.published import published_tables
 from dmbench.tables.render import TABLE_TITLES, write_tables
 from dmbench.tables.schemas import column_values, table_schema
@@ -209,7 +210,9 @@ def build_deposit(
     refuse_doi(doi, draft)
     epoch = build_epoch(state)
     out_dir = Path(out_dir)
+    refuse_foreign(out_dir, package_dir, "deposit")
     out_dir.mkdir(parents=True, exist_ok=True)
+    atomic.write_text(out_dir / MARKER, "dmbench deposit\n")
     with tempfile.TemporaryDirectory(prefix="dmbench-deposit-") as tmp:
         staging = Path(tmp)
         stage_package(package_dir, staging, doi)

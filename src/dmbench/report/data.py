@@ -16,6 +16,7 @@ from dmbench.hashing import sha256_text
 from dmbench.judge import list_judge_runs
 from dmbench.metrics import METRICS, PUBLISHED_METRIC, Explanation, explain
 from dmbench.package import BenchmarkRecord, load_records
+from dmbench.report.elements import ElementMatching, element_matching
 from dmbench.runs.scores import ScoreRow
 from dmbench.runs.scoring import select_runs
 from dmbench.runs.store import Run, list_runs
@@ -93,6 +94,8 @@ class Output:
     explanation: Explanation | None
     """metrik-4's intermediates; None when the output is empty or the metric rejected it."""
     judged: tuple[JudgeNote, ...] = ()
+    elements: ElementMatching | None = None
+    """Attributes and associations paired through metrik-4's class pairs."""
 
     @property
     def sha256(self) -> str:
@@ -155,12 +158,15 @@ def _explanation(reference: str, generated: str) -> Explanation | None:
 
 
 def _memo(
-    explained: dict[tuple[str, str], Explanation | None], reference: str, generated: str
-) -> Explanation | None:
+    explained: dict[tuple[str, str], tuple[Explanation | None, ElementMatching | None]],
+    reference: str,
+    generated: str,
+) -> tuple[Explanation | None, ElementMatching | None]:
     """Identical outputs (rule_based's three runs, repeated LLM replies) are explained once."""
     key = (reference, generated)
     if key not in explained:
-        explained[key] = _explanation(reference, generated)
+        explanation = _explanation(reference, generated)
+        explained[key] = explanation, element_matching(reference, generated, explanation)
     return explained[key]
 
 
@@ -172,7 +178,7 @@ def record_views(package_dir: Path) -> list[RecordView]:
     # (series, dataset) -> record id -> outputs in run order
     table: dict[tuple[str, str], dict[str, list[Output]]] = defaultdict(lambda: defaultdict(list))
     references = {r.record_id: r.reference for r in records}
-    explained: dict[tuple[str, str], Explanation | None] = {}
+    explained: dict[tuple[str, str], tuple[Explanation | None, ElementMatching | None]] = {}
     judged = judge_notes(package_dir)
     for run in sorted(runs, key=lambda r: r.info.run_index):
         scores = _scores_by_record(run)
@@ -180,6 +186,7 @@ def record_views(package_dir: Path) -> list[RecordView]:
         for row in run.outputs():
             if row.record_id not in references:
                 continue
+            explanation, elements = _memo(explained, references[row.record_id], row.generated)
             table[series, run.info.dataset][row.record_id].append(
                 Output(
                     run_id=run.info.run_id,
@@ -188,8 +195,9 @@ def record_views(package_dir: Path) -> list[RecordView]:
                     failed=row.failed,
                     failure=row.error,
                     scores=scores.get(row.record_id, {}),
-                    explanation=_memo(explained, references[row.record_id], row.generated),
+                    explanation=explanation,
                     judged=tuple(judged.get((run.info.run_id, row.record_id), ())),
+                    elements=elements,
                 )
             )
     return [
