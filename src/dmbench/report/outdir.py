@@ -10,6 +10,7 @@ staging folders of killed commands are removed.
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import shutil
 import tempfile
@@ -22,8 +23,15 @@ from dmbench.render import RenderBatch
 MARKER = ".dmbench-output"
 
 
-def refuse_foreign(out_dir: Path, package_dir: Path, what: str, option: str = "--out") -> None:
-    """Raise unless ``out_dir`` is absent, empty, or a folder an earlier run of ``what`` made."""
+def refuse_foreign(
+    out_dir: Path,
+    package_dir: Path,
+    what: str,
+    option: str = "--out",
+    own_files: tuple[str, ...] = (),
+) -> None:
+    """Raise unless ``out_dir`` is absent, empty, or a folder an earlier run of ``what`` made:
+    one with the marker, or (given ``own_files``, glob patterns) holding only such files."""
     out, package = Path(out_dir).resolve(), Path(package_dir).resolve()
     hint = f"give {option} a new folder, or one an earlier `dmbench {what}` wrote"
     if out == package or out in package.parents:
@@ -42,12 +50,22 @@ def refuse_foreign(out_dir: Path, package_dir: Path, what: str, option: str = "-
             )
     if out.is_symlink() or (out.exists() and not out.is_dir()):
         raise OutDirRefusedError(f"{option} {out_dir}: not a folder", hint=hint)
-    if out.is_dir() and any(out.iterdir()) and not (out / MARKER).is_file():
+    if out.is_dir() and any(out.iterdir()) and not _ours(out, own_files):
         raise OutDirRefusedError(
-            f"{option} {out_dir}: a folder with files that dmbench {what} did not write "
-            f"(no {MARKER} in it); it would replace them",
+            f"{option} {out_dir}: a folder with files that dmbench {what} did not write; "
+            "it would replace them",
             hint=hint,
         )
+
+
+def _ours(out: Path, own_files: tuple[str, ...]) -> bool:
+    if (out / MARKER).is_file():
+        return True
+    entries = list(out.iterdir())
+    return bool(own_files) and all(
+        not entry.is_symlink() and any(fnmatch.fnmatchcase(entry.name, p) for p in own_files)
+        for entry in entries
+    )
 
 
 def staging_for(out_dir: Path) -> Path:

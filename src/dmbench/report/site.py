@@ -50,6 +50,8 @@ from dmbench.tables.results import PAPER_TABLES
 
 _CODE_SUFFIXES = {".py", ".html", ".css", ".js", ".lark", ".json"}
 _ASSETS = ("style.css", "tables.js")
+REPORT_FILES = ("*.html", *_ASSETS, "diagrams", "plots")
+"""What a report holds: a folder of only these (a report built before the marker) is one."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,14 +138,28 @@ def _environment() -> jinja2.Environment:
     )
 
 
-def _overview(view: RecordView) -> list[str]:
+@dataclass(frozen=True, slots=True)
+class OverviewCell:
+    """One mean score of the index's records table, shaded like a heatmap, linking to the runs."""
+
+    text: str
+    anchor: str
+    shade: str | None
+
+
+def _overview(view: RecordView) -> list[OverviewCell]:
     """Per cell, the mean metrik-4 class, attribute and association scores over its runs."""
     values = []
-    for _, outputs in view.outputs:
+    for cell, outputs in view.outputs:
         rows = [o.scores[PUBLISHED_METRIC] for o in outputs if PUBLISHED_METRIC in o.scores]
         for element in ("class_score", "attribute_score", "association_score"):
             scores = [getattr(row, element) for row in rows]
-            values.append(f"{statistics.mean(scores):.3f}" if scores else "–")
+            if not scores:
+                values.append(OverviewCell("–", f"{view.page}#{cell.slug}", None))
+                continue
+            mean = statistics.mean(scores)
+            shade = f"hsl(210, 70%, {97 - 35 * mean:.0f}%)"
+            values.append(OverviewCell(f"{mean:.3f}", f"{view.page}#{cell.slug}", shade))
     return values
 
 
@@ -183,7 +199,7 @@ def build_site(
     started = time.perf_counter()
     package_dir, out_dir = Path(package_dir), Path(out_dir)
     say = progress or (lambda message: None)
-    outdir.refuse_foreign(out_dir, package_dir, "report")
+    outdir.refuse_foreign(out_dir, package_dir, "report", own_files=REPORT_FILES)
     outdir.finish_interrupted(out_dir)
     fingerprint = inputs_fingerprint(package_dir)
     if (kept := _unchanged(out_dir, fingerprint, started)) is not None:
