@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from browser import Chromium, find_chromium
 from click.testing import CliRunner
-from fake_ollama import judge_reply
+from fake_ollama import Reply, judge_reply
 from results_support import standard_scored_package
 
 from dmbench.cli import main
@@ -376,3 +376,21 @@ def test_chromium_shows_a_repaired_output_and_sorts_and_filters_the_records(
         ".map(r => r.cells[0].textContent.trim()); })()"
     )
     assert shown == ["ds1-BankAccount"]
+
+
+def test_a_failed_judgement_shows_the_judges_raw_reply(package: Path, fake_ollama, tmp_path):
+    """A judge that answers prose instead of the JSON asked for: the page says the judgement
+    failed and shows the reply as it came, escaped."""
+    judged_package = shutil.copytree(package, tmp_path / "package")
+    fake_ollama.responder = lambda body: Reply("I think <b>A</b> is better.")
+    run = "chen__glm-5.1_cloud__ds2__run1"
+    done = CliRunner().invoke(
+        main,
+        ["judge", "--model", "test-model", "--host", fake_ollama.url, "--package",
+         str(judged_package), "--runs", run],
+    )  # fmt: skip
+    assert done.exit_code in (0, 1), done.output
+    judged = build_site(judged_package, tmp_path / "site")
+    assert judged.ok, judged.check.problems
+    page = (judged.out_dir / "ds2-HBMS.html").read_text("utf-8")
+    assert "The judge's reply, as it came:</p><pre>I think &lt;b&gt;A&lt;/b&gt; is better.</pre>" in page

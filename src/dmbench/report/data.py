@@ -53,6 +53,8 @@ class JudgeNote:
     error: str | None
     criteria: tuple[tuple[str, int, int, str], ...]
     """(criterion, score of the output, score of the reference, the judge's reason)."""
+    raw_reply: str | None = None
+    """For a failed judgement, the judge's last reply as it came."""
 
 
 def judge_notes(package_dir: Path) -> dict[tuple[str, str], list[JudgeNote]]:
@@ -75,6 +77,7 @@ def judge_notes(package_dir: Path) -> dict[tuple[str, str], list[JudgeNote]]:
                         j["s_final"],
                         j.get("error"),
                         criteria,
+                        j.get("raw") if j.get("error") else None,
                     )
                 )
     return notes
