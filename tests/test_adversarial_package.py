@@ -97,21 +97,6 @@ def test_a_swap_killed_after_its_commit_point_is_completed(package_copy, upstrea
     assert validate_package(package_copy).valid
 
 
-def test_a_build_killed_with_the_old_runs_aside_loses_no_run(package_copy, upstream_dir):
-    """The rebuild writes the very same descriptor, so the descriptor cannot tell the next
-    command whether the swap was done: once, that lost every generated run."""
-    run_dir = _generated_run(package_copy, _output_line("ds2-LabTracker"))
-    build(package_copy, upstream_dir)  # now the run is in the descriptor a rebuild writes
-    before = _tree_digest(package_copy)
-    _killed_build(package_copy, upstream_dir, "runs", ".dmbench-retired-")  # old runs/ aside
-    assert not (package_copy / "runs").exists()
-    result = build(package_copy, upstream_dir)
-    assert result.runs_carried_over == 1
-    assert not list(package_copy.glob(".dmbench-*-*"))
-    assert (run_dir / "outputs.jsonl").read_bytes() == _output_line("ds2-LabTracker")
-    assert _tree_digest(package_copy) == before
-
-
 def test_tables_after_a_killed_build_are_the_tables_before_it(package_copy, upstream_dir, tmp_path):
     """A reader finishes the swap too: `tables` on a package lacking runs/ once wrote an
     empty Table 2 and exited 0."""
@@ -132,27 +117,6 @@ def test_validate_and_check_settle_a_killed_build_first(package_copy, upstream_d
     result = CliRunner().invoke(main, [command, str(package_copy)])
     assert ": valid" in result.output and "INVALID" not in result.output, result.output
     assert not list(package_copy.glob(".dmbench-*-*"))
-
-
-def test_a_build_killed_with_the_old_descriptor_aside_is_rolled_back(package_copy, upstream_dir):
-    _generated_run(package_copy, _output_line("ds2-LabTracker"))
-    before = _tree_digest(package_copy)
-    _killed_build(package_copy, upstream_dir, "datapackage.json", ".dmbench-retired-")
-    assert not (package_copy / "datapackage.json").exists()
-    CliRunner().invoke(main, ["score", "--package", str(package_copy), "--runs", "x"])
-    assert not list(package_copy.glob(".dmbench-*-*"))
-    assert _tree_digest(package_copy) == before
-
-
-def test_a_build_killed_while_deleting_the_replaced_package_is_finished(
-    package_copy, upstream_dir
-):
-    _generated_run(package_copy, _output_line("ds2-LabTracker"))
-    _killed_build(package_copy, upstream_dir, ".dmbench-discard-", "package")
-    assert list(package_copy.glob(".dmbench-discard-*"))
-    CliRunner().invoke(main, ["score", "--package", str(package_copy), "--runs", "x"])
-    assert not list(package_copy.glob(".dmbench-*-*"))
-    assert validate_package(package_copy).valid
 
 
 def test_host_credentials_never_reach_the_package(package_copy, upstream_dir, fake_ollama):

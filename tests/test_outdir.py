@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from dmbench.deposit import DEPOSIT_FILES
 from dmbench.errors import OutDirRefusedError
+from dmbench.release.deposit import DEPOSIT_FILES
 from dmbench.report.outdir import MARKER, finish_interrupted, refuse_foreign, staging_for, swap_in
 
 

@@ -9,7 +9,7 @@ from click.testing import CliRunner
 from results_support import standard_scored_package
 
 from dmbench.cli import main
-from dmbench.csvio import csv_text
+from dmbench.core.csvio import csv_text
 from dmbench.tables.validity import (
     VALIDITY_FIELDS,
     validity_csv_rows,

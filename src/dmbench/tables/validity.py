@@ -13,10 +13,10 @@ import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from dmbench import atomic
-from dmbench.csvio import write_csv
+from dmbench.core import atomic
+from dmbench.core.csvio import write_csv
+from dmbench.core.hashing import sha256_text
 from dmbench.errors import ParseError
-from dmbench.hashing import sha256_text
 from dmbench.package import load_records
 from dmbench.plantuml import parse, validate
 from dmbench.render import LAYOUT, PLANTUML_VERSION, Rendering, cache_dir_for, render_diagrams
