@@ -235,22 +235,29 @@ def test_chromium_loads_the_page_from_file_without_errors(site, browser, page, t
     assert width <= 1366  # nothing wider than a laptop screen but the scrollable tables
 
 
-def test_judge_runs_show_as_the_leaderboard_and_on_the_record_pages(
-    package: Path, site, fake_ollama, tmp_path
-) -> None:
-    """Without judge runs there is no leaderboard; after ``dmbench judge`` (the scripted Ollama
-    server on 127.0.0.1 as the judge) the index has it and the judged output its reasons."""
-    assert "Judge leaderboard" not in (site.out_dir / "index.html").read_text("utf-8")
+def _judged_site(package: Path, fake_ollama, responder, tmp_path: Path):
+    """``dmbench judge`` of one run against the scripted Ollama server, then the report."""
     judged_package = shutil.copytree(package, tmp_path / "package")
-    fake_ollama.responder = judge_reply(8, 4, "names every booking class")
+    fake_ollama.responder = responder
     run = "chen__glm-5.1_cloud__ds2__run1"
     done = CliRunner().invoke(
         main,
         ["judge", "--model", "test-model", "--host", fake_ollama.url, "--package",
          str(judged_package), "--runs", run],
     )  # fmt: skip
+    return done, build_site(judged_package, tmp_path / "site")
+
+
+def test_judge_runs_show_as_the_leaderboard_and_on_the_record_pages(
+    package: Path, site, fake_ollama, tmp_path
+) -> None:
+    """Without judge runs there is no leaderboard; after ``dmbench judge`` (the scripted Ollama
+    server on 127.0.0.1 as the judge) the index has it and the judged output its reasons."""
+    assert "Judge leaderboard" not in (site.out_dir / "index.html").read_text("utf-8")
+    done, judged = _judged_site(
+        package, fake_ollama, judge_reply(8, 4, "names every booking class"), tmp_path
+    )
     assert done.exit_code == 0, done.output
-    judged = build_site(judged_package, tmp_path / "site")
     assert judged.ok, judged.check.problems
     index = (judged.out_dir / "index.html").read_text("utf-8")
     assert '<a href="#judge">Judge leaderboard</a>' in index and "Overall [95% CI]" in index
@@ -381,16 +388,9 @@ def test_chromium_shows_a_repaired_output_and_sorts_and_filters_the_records(
 def test_a_failed_judgement_shows_the_judges_raw_reply(package: Path, fake_ollama, tmp_path):
     """A judge that answers prose instead of the JSON asked for: the page says the judgement
     failed and shows the reply as it came, escaped."""
-    judged_package = shutil.copytree(package, tmp_path / "package")
-    fake_ollama.responder = lambda body: Reply("I think <b>A</b> is better.")
-    run = "chen__glm-5.1_cloud__ds2__run1"
-    done = CliRunner().invoke(
-        main,
-        ["judge", "--model", "test-model", "--host", fake_ollama.url, "--package",
-         str(judged_package), "--runs", run],
-    )  # fmt: skip
+    responder = lambda body: Reply("I think <b>A</b> is better.")  # noqa: E731
+    done, judged = _judged_site(package, fake_ollama, responder, tmp_path)
     assert done.exit_code in (0, 1), done.output
-    judged = build_site(judged_package, tmp_path / "site")
     assert judged.ok, judged.check.problems
     page = (judged.out_dir / "ds2-HBMS.html").read_text("utf-8")
     assert "The judge's reply, as it came:</p><pre>I think &lt;b&gt;A&lt;/b&gt; is better.</pre>" in page
