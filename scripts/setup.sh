@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Create .venv (if needed) and install dmbench with everything its tests need.
 # System packages, each installed with apt-get only when missing (as root; otherwise a one-line
-# hint): python3-venv, a Java runtime (PlantUML draws the report's diagrams), Chromium (the
+# hint): python3-venv, a Java runtime and Graphviz (PlantUML draws the report's diagrams with dot), Chromium (the
 # report's browser tests) and wordnet-base (the WordNet licence `dmbench deposit` ships).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,6 +20,7 @@ if ! "$PYTHON" -c 'import venv, ensurepip' 2>/dev/null; then
 fi
 command -v java >/dev/null || [ -x "${JAVA_HOME:-/nonexistent}/bin/java" ] || apt_install default-jre-headless
 command -v chromium >/dev/null || apt_install chromium
+command -v dot >/dev/null || apt_install graphviz
 [ -f /usr/share/doc/wordnet-base/copyright ] || apt_install wordnet-base
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
 .venv/bin/python -m pip install --quiet --disable-pip-version-check -e ".[test]"

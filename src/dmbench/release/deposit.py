@@ -52,6 +52,7 @@ from dmbench.package.descriptor import (
 from dmbench.package.metadata import DOI_PLACEHOLDER, zenodo
 from dmbench.package.swap import PACKAGE_FOLDERS
 from dmbench.package.zenodo import Draft, UploadedFile, ZenodoClient
+from dmbench.report.outdir import refuse_foreign
 from dmbench.tables.published_tables import published_tables
 from dmbench.tables.render import TABLE_TITLES, write_tables
 from dmbench.tables.schemas import column_values, table_schema
@@ -60,6 +61,8 @@ PACKAGE_ZIP = f"dmbench-{__version__}-package.zip"
 CODE_ZIP = f"dmbench-{__version__}-code.zip"
 METADATA_FILE = "zenodo-metadata.json"
 SUMS_FILE = "SHA256SUMS"
+DEPOSIT_FILES = ("dmbench-*-package.zip", "dmbench-*-code.zip", METADATA_FILE, SUMS_FILE, ".*.tmp")
+"""What a deposit folder holds (an interrupted write's temporary files too): `--out` may be one."""
 WORDNET_LICENSE = f"{LICENSES_DIR}/WordNet-3.0.LICENSE"
 DOI_PATTERN = re.compile(r"^10\.\d{4,9}/\S+$")
 
@@ -209,6 +212,7 @@ def build_deposit(
     refuse_doi(doi, draft)
     epoch = build_epoch(state)
     out_dir = Path(out_dir)
+    refuse_foreign(out_dir, package_dir, "deposit", own_files=DEPOSIT_FILES)
     out_dir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="dmbench-deposit-") as tmp:
         staging = Path(tmp)
