@@ -16,7 +16,6 @@ from dmbench import paths
 from dmbench.check import CheckReport
 from dmbench.check import check as check_package
 from dmbench.deposit import Deposit, build_deposit
-from dmbench.judge import leaderboard_rows
 from dmbench.metrics import DEFAULT_METRIC, Scores, compute
 from dmbench.package import BuildResult, Report, load_records, require_package, validate_package
 from dmbench.package import build as build_package
@@ -33,6 +32,7 @@ from dmbench.plantuml import parse as parse_reading
 from dmbench.runs.verify import VerifyReport
 from dmbench.runs.verify import verify as verify_runs
 from dmbench.sources.records import RECORD_FIELDS
+from dmbench.tables.leaderboard import judge_leaderboard
 from dmbench.tables.render import TableSet, build_tables
 from dmbench.workflows import ScoringResult, score_runs
 
@@ -85,9 +85,10 @@ class Package:
         """One row per judge-model judgement of an output (``data/judgements.csv``)."""
         return self._run_table(JUDGEMENTS_PATH)
 
-    def leaderboard(self, judge: str | None = None) -> list[dict[str, Any]]:
-        """The judge leaderboard's rows (every judge run, or run ``judge``), as plain dicts."""
-        return leaderboard_rows(require_package(self.path), judge)
+    def leaderboard(self, judge: str | None = None) -> dict[str, Any]:
+        """The judge leaderboard (every judge run, or run ``judge``): ``{"rows",
+        "comparisons", "warnings"}``, as ``dmbench leaderboard --format json`` prints it."""
+        return judge_leaderboard(require_package(self.path), judge)
 
     def validate(self) -> Report:
         """Frictionless validation plus dmbench's own checks; ``.valid`` says whether all hold."""

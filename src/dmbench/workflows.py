@@ -139,7 +139,7 @@ def judge_stored_runs(
         run = open_judge_run(
             package_dir, judges, criteria, options, [r.info.run_id for r in runs], control
         )
-        run_judgements(run, judges, wanted, workers, on_row, retry_failed, on_start)
+        run = run_judgements(run, judges, wanted, workers, on_row, retry_failed, on_start)
         refresh(package_dir)
     return run
 
@@ -172,7 +172,7 @@ def judge_study(
         run = open_judge_run(
             package_dir, judges, criteria, options, [], control, study_source()
         )
-        run_judgements(run, judges, wanted, workers, on_row, retry_failed, on_start,
+        run = run_judgements(run, judges, wanted, workers, on_row, retry_failed, on_start,
                        study_row_maker(pairs))  # fmt: skip
         refresh(package_dir)
     return run

@@ -20,7 +20,6 @@ from dmbench.judge import (
     Judge,
     JudgeOptions,
     judge_pairs,
-    leaderboard_rows,
     load_criteria,
     model_family,
     read_pairs,
@@ -29,7 +28,7 @@ from dmbench.judge.judging import DEFAULT_NUM_CTX, DEFAULT_NUM_PREDICT
 from dmbench.judge.runs import CONTROLS, JudgeRun, select_judged_runs
 from dmbench.llm import CACHE_DIR, DEFAULT_TIMEOUT, OllamaChat, ResponseCache
 from dmbench.runs.store import Run
-from dmbench.tables.leaderboard import write_leaderboard
+from dmbench.tables.leaderboard import judge_leaderboard, write_leaderboard
 from dmbench.workflows import judge_stored_runs, judge_study
 
 
@@ -77,8 +76,9 @@ def _split(values: tuple[str, ...]) -> list[str]:
 )
 @click.option("--seed", type=int, default=0, show_default=True,
               help="Seeds the per-instance order (and the judge's sampling).")
-@click.option("--both-orders", is_flag=True,
-              help="Judge each instance in both orders and average; reports position bias.")
+@click.option("--single-order", is_flag=True,
+              help="Judge each instance in its drawn order only (half the calls; position bias "
+              "is then neither measured nor averaged out). Default: both orders, averaged.")
 @click.option(
     "--control",
     type=click.Choice(CONTROLS),
@@ -114,7 +114,7 @@ def judge(
     models: tuple[str, ...],
     hosts: tuple[str, ...],
     seed: int,
-    both_orders: bool,
+    single_order: bool,
     control: str | None,
     criteria_file: Path | None,
     workers: int,
@@ -130,8 +130,8 @@ def judge(
     """Score outputs against their reference with a judge model, blind (SciDiagBench protocol).
 
     Each instance shows the text, a caption and the two diagrams as Diagram A and Diagram B
-    (same canonical form, seeded order); the judge scores both 1-10 per criterion and
-    S_final = S(output) / (S(output) + S(reference)).
+    (one blind form), in both orders; the judge scores both 1-10 per criterion and
+    S_final = S(output) / (S(output) + S(reference)), averaged over the orders.
     """
     chosen = [name for name, given in (("--pairs", pairs_file is not None),
                                        ("--runs", bool(run_ids)), ("--canonical", canonical),
@@ -143,7 +143,7 @@ def judge(
         raise click.UsageError("a --model is given twice")
     package = paths.package_dir(package_dir)
     criteria = load_criteria(criteria_file)
-    options = JudgeOptions(seed, both_orders, 0.0, num_predict, num_ctx, think)
+    options = JudgeOptions(seed, not single_order, 0.0, num_predict, num_ctx, think)
     cache = ResponseCache(package / CACHE_DIR)
     judges = [
         Judge(OllamaChat(m, hosts=hosts, timeout=timeout, think=think, cache=cache,
@@ -226,20 +226,22 @@ def _warn_self_preference(models: tuple[str, ...], runs: list[Run]) -> None:
               help="One judge run (default: every judge run in the package).")
 @click.option("--format", "fmt", type=click.Choice(["md", "csv", "json"]), default="md",
               show_default=True,
-              help="md or csv: write leaderboard.md / .csv to --out; json: print the rows.")
+              help='md or csv: write leaderboard.md / .csv to --out; json: print {"rows", '
+              '"comparisons", "warnings"}.')
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("results"),
               show_default=True, help="Directory for leaderboard.md / leaderboard.csv.")
 @package_option
 def leaderboard(judge_run_id: str | None, fmt: str, out: Path, package_dir: Path | None) -> None:
-    """The judge leaderboard: mean S_final per (candidate, LLM) and judge, with its CI and bias."""
+    """The judge leaderboard: candidates ranked per judge by mean S_final, with CIs, paired
+    comparisons and warnings (position bias, flips, failures, self-preference, controls)."""
     started = time.perf_counter()
-    rows = leaderboard_rows(paths.package_dir(package_dir), judge_run_id)
-    if not rows:
+    board = judge_leaderboard(paths.package_dir(package_dir), judge_run_id)
+    if not board["rows"]:
         raise PackageError("no judge runs in the package; run `dmbench judge --runs ...` first")
     if fmt == "json":
-        click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
+        click.echo(json.dumps(board, indent=2, ensure_ascii=False))
         return
-    path = write_leaderboard(rows, out, fmt)
+    path = write_leaderboard(board, out, fmt)
     click.echo(f"wrote {path} ({elapsed(started)})")
 
 

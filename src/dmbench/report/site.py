@@ -25,7 +25,6 @@ from markupsafe import Markup
 from dmbench._version import __version__
 from dmbench.errors import ParseError
 from dmbench.hashing import sha256_text
-from dmbench.judge import leaderboard_rows
 from dmbench.metrics import METRICS, PUBLISHED_METRIC
 from dmbench.package import DATASETS
 from dmbench.plantuml import parse
@@ -34,7 +33,7 @@ from dmbench.report.check import SiteCheck, check_site
 from dmbench.report.data import RecordView, record_views
 from dmbench.report.plots import DATASET_NAMES, all_plots
 from dmbench.tables.errata import errata_markdown
-from dmbench.tables.leaderboard import leaderboard_markdown
+from dmbench.tables.leaderboard import judge_leaderboard, leaderboard_markdown
 from dmbench.tables.render import (
     build_tables,
     comparisons_markdown,
@@ -153,7 +152,7 @@ def build_site(
     say("drawing the plots")
     plots = all_plots(views)
     tables = build_tables(package_dir, PUBLISHED_METRIC, "published")
-    judged = leaderboard_rows(package_dir)
+    judged = judge_leaderboard(package_dir)
 
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}-", dir=out_dir.parent))
@@ -194,7 +193,7 @@ def build_site(
             tables=[markdown_html(table1_markdown(tables.corpus), 2)]
             + [markdown_html(results_markdown(tables, d), 2) for d in PAPER_TABLES]
             + [markdown_html(comparisons_markdown(tables), 2)],
-            leaderboard=markdown_html(leaderboard_markdown(judged), 2) if judged else None,
+            leaderboard=markdown_html(leaderboard_markdown(judged), 2) if judged["rows"] else None,
             plots=plots,
             by_dataset=by_dataset,
             reference_state=reference_state,
