@@ -22,6 +22,7 @@ from fake_ollama import FakeOllama, Reply, judge_reply
 from dmbench import api as dmbench_api
 from dmbench.cli import main
 from dmbench.judge import leaderboard_rows, list_judge_runs
+from dmbench.tables.leaderboard import judge_leaderboard
 
 DMBENCH = [sys.executable, "-c", "from dmbench.cli import main; main()"]
 FRICTIONLESS = Path(sys.executable).parent / "frictionless"
@@ -50,18 +51,19 @@ def judge(package: Path, url: str, *extra: str, model: str = "test-model"):
     return dmbench("judge", "--model", model, "--host", url, "--package", str(package), *extra)
 
 
-def leaderboard_json(package: Path, *extra: str) -> list[dict]:
+def leaderboard_json(package: Path, *extra: str) -> dict:
     result = dmbench("leaderboard", "--format", "json", "--package", str(package), *extra)
     assert result.exit_code == 0, result.output
     return json.loads(result.stdout)
 
 
 def test_two_runs_judged_validate_and_make_the_leaderboard(package, fake_ollama):
-    """Acceptance: both orders of A=8/B=4 average to 0.5 with position bias 1/3; the package
-    passes `dmbench validate` and `frictionless validate`; the leaderboard has both runs' rows."""
+    """Acceptance: by default both orders, and A=8/B=4 averages to 0.5 with position bias 1/3
+    and a warning; the package passes `dmbench validate` and `frictionless validate`; the
+    leaderboard ranks both runs' rows and compares them paired by record."""
     fake_ollama.responder = judge_reply(8, 4)
     done = shell("judge", "--model", "test-model", "--host", fake_ollama.url, "--package",
-                 str(package), "--runs", f"{CHEN},{CALAMO}", "--both-orders")  # fmt: skip
+                 str(package), "--runs", f"{CHEN},{CALAMO}")  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert "16 instances, 0 failed" in done.stdout
     assert len(fake_ollama.chats()) == 32
@@ -76,20 +78,33 @@ def test_two_runs_judged_validate_and_make_the_leaderboard(package, fake_ollama)
     assert frictionless.returncode == 0, frictionless.stdout
     assert "judgements" in frictionless.stdout
 
-    board = shell("leaderboard", "--format", "json", "--package", str(package))
-    assert board.returncode == 0, board.stderr
-    rows = json.loads(board.stdout)
+    printed = shell("leaderboard", "--format", "json", "--package", str(package))
+    assert printed.returncode == 0, printed.stderr
+    board = json.loads(printed.stdout)
+    assert list(board) == ["rows", "comparisons", "warnings"]
+    rows = board["rows"]
     assert {(r["candidate"], r["llm"]) for r in rows} == {
         ("chen", "glm-5.1:cloud"), ("calamo", "kimi-k2.6:cloud")
     }  # fmt: skip
+    assert sorted(r["rank"] for r in rows) == [1, 2]
     for row in rows:
         assert row["judge"] == "test-model" and row["n"] == 8 and row["failed"] == 0
+        assert row["orders"] == 2 and row["settings"]["orders"] == 2
+        assert row["settings"]["seed"] == 0 and row["settings"]["criteria_version"] == "1.0.0"
+        assert row["settings"]["judges"] == ["test-model"]
         assert row["overall"] == pytest.approx(0.5)
         assert row["position_bias"] == pytest.approx(1 / 3)
         assert row["flip_rate"] == 1.0 and row["mean_abs_order_diff"] == pytest.approx(1 / 3)
         assert list(row["dimensions"]) == ["structure", "content", "aesthetics"]
         assert row["types"] == {"ds2": pytest.approx(0.5)}
-    assert rows == leaderboard_rows(package) == dmbench_api.Package(package).leaderboard()
+    (comparison,) = board["comparisons"]
+    assert {comparison["a"], comparison["b"]} == {"chen/glm-5.1:cloud", "calamo/kimi-k2.6:cloud"}
+    assert comparison["n"] == 8 and comparison["diff"] == pytest.approx(0.0)
+    assert comparison["p_holm"] == pytest.approx(1.0) and comparison["ci_low"] <= 0
+    kinds = {(w["candidate"], w["kind"]) for w in board["warnings"]}
+    assert {("chen", "position_bias"), ("calamo", "position_bias"), ("chen", "flip_rate")} <= kinds
+    assert board == judge_leaderboard(package) == dmbench_api.Package(package).leaderboard()
+    assert rows == leaderboard_rows(package)
     judgements = dmbench_api.Package(package).judgements()
     assert len(judgements) == 32 and set(judgements["reference_shown_as"]) == {"A", "B"}
 
@@ -103,13 +118,15 @@ def test_two_runs_judged_validate_and_make_the_leaderboard(package, fake_ollama)
     assert len(info["settings"]["criteria_sha256"]) == len(info["settings"]["prompt_sha256"]) == 64
     assert (run.path / "criteria.json").read_bytes().startswith(b"{")
     stored = run.rows()[0]["judgements"][0]
-    assert stored["raw"].startswith('{"scores"') and stored["calls"][0]["eval_count"] == 11
-    assert "total_duration" in stored["calls"][0]
+    (call,) = stored["calls"]
+    assert call["reply"]["content"].startswith('{"scores"') and call["eval_count"] == 11
+    assert call["attempt"] == 1 and call["rejected"] is None and "total_duration" in call
 
     md = dmbench("leaderboard", "--package", str(package), "--out", str(package / "results"))
     assert md.exit_code == 0, md.output
     text = (package / "results" / "leaderboard.md").read_text()
-    assert "| chen | glm-5.1:cloud | 0.500 [0.500, 0.500] |" in text
+    assert "| 2 | chen | glm-5.1:cloud | 0.500 [0.500, 0.500] |" in text
+    assert "| position bias +0.333 (beyond ±0.05): the order of the diagrams sways" in text
 
 
 def test_a_failed_judgement_is_counted_not_averaged(package, fake_ollama):
@@ -125,8 +142,11 @@ def test_a_failed_judgement_is_counted_not_averaged(package, fake_ollama):
     fake_ollama.responder = respond
     done = judge(package, fake_ollama.url, "--runs", CHEN)
     assert done.exit_code == 0, done.output
-    (row,) = leaderboard_json(package)
-    assert row["failed"] == 2 and row["n"] == 6
+    board = leaderboard_json(package)
+    (row,) = board["rows"]
+    assert row["failed"] == 2 and row["n"] == 6 and row["failed_share"] == 0.25
+    (warning,) = [w for w in board["warnings"] if w["kind"] == "failed"]
+    assert warning["candidate"] == "chen" and warning["value"] == 0.25
     rows = list_judge_runs(package)[0].rows()
     failed = [r for r in rows if r["failed"]]
     assert {r["record_id"] for r in failed} == broken
@@ -134,7 +154,7 @@ def test_a_failed_judgement_is_counted_not_averaged(package, fake_ollama):
     values = [r["s_final"] for r in rows if not r["failed"]]
     assert row["overall"] == pytest.approx(sum(values) / len(values))
     csv = (package / "data" / "judgements.csv").read_text()
-    assert csv.count("not JSON") == 2
+    assert csv.count("not JSON") == 4  # both orders of each
 
     asked = len(fake_ollama.chats())
     fake_ollama.responder = valid
@@ -142,8 +162,8 @@ def test_a_failed_judgement_is_counted_not_averaged(package, fake_ollama):
     assert len(fake_ollama.chats()) == asked
     retried = judge(package, fake_ollama.url, "--runs", CHEN, "--retry-failed")
     assert retried.exit_code == 0, retried.output
-    assert len(fake_ollama.chats()) == asked + 2  # the failures were never cached
-    (row,) = leaderboard_json(package)
+    assert len(fake_ollama.chats()) == asked + 4  # the failures were never cached
+    (row,) = leaderboard_json(package)["rows"]
     assert row["failed"] == 0 and row["n"] == 8
     segments = list_judge_runs(package)[0].info["provenance"]["segments"]
     assert segments[-1]["retried_failed"] == 2
@@ -161,10 +181,14 @@ def test_identity_control_and_self_preference_warning(package, fake_ollama):
         server.stop()
     assert warned.exit_code == 0, warned.output
     assert "shares the model family 'glm' with glm-5.1:cloud" in warned.stderr
-    rows = leaderboard_json(package)
+    board = leaderboard_json(package)
+    rows = board["rows"]
     control_row = next(r for r in rows if r["candidate"] == "control:identity")
-    assert control_row["overall"] == 0.5 and control_row["n"] == 8
+    assert control_row["overall"] == 0.5 and control_row["n"] == 8 and control_row["rank"] is None
     assert next(r for r in rows if r["judge"] == "glm-5.1:cloud")["self_preference"] is True
+    kinds = {(w["judge"], w["kind"]) for w in board["warnings"]}
+    assert ("glm-5.1:cloud", "self_preference") in kinds
+    assert not any(w["kind"] == "identity_control" for w in board["warnings"])
     validated = dmbench("validate", str(package))
     assert validated.exit_code == 0, validated.output
     assert "identity/ds2-Block" in (package / "data" / "judge_controls.csv").read_text()

@@ -7,7 +7,7 @@ leave them implicit. So both diagrams are read with the standard reading and wri
 writer that keeps what carries meaning (names, kinds, real multiplicities, named labels,
 attributes and their types, enum literals) and drops or normalises every mark only one side has:
 
-- classes, enums and relationships sorted, an association's ends too; every class declared, also one only named in a
+- classes, enums and relationships sorted, the ends of an unlabelled association too; every class declared, also one only named in a
   relationship; one attribute per line, two-space indent;
 - empty multiplicities and those of inheritance dropped, equivalent ones written one way (``0..*`` → ``*``, ``1..1`` → ``1``);
 - labels that only name the relationship's kind (``associate``, ``contain``, ``inherit``) dropped;
@@ -80,7 +80,9 @@ def blind_form(plantuml: str) -> BlindForm:
 
 def write_blind(diagram: Diagram) -> str:
     declared = {c.name: c for c in diagram.classes}
-    classes = [declared.get(name, Class(name)) for name in diagram.all_class_names]
+    enums = {e.name for e in diagram.enums}
+    classes = [declared.get(name, Class(name)) for name in diagram.all_class_names
+               if name in declared or name not in enums]  # fmt: skip
     lines: list[str] = []
     for enum in sorted(diagram.enums, key=lambda e: _key(e.name)):
         lines += [*_enum(enum, ""), ""]
@@ -97,9 +99,14 @@ def _key(name: str) -> tuple[str, str]:
 
 def _relationship_key(rel: Relationship) -> tuple:
     ends = rel.association_members or (rel.source, rel.target)
-    if rel.kind == "association":
+    if _undirected(rel):
         ends = tuple(sorted(ends, key=_key))
     return (*(_key(end) for end in ends), _KIND_ORDER[rel.kind], rel.label or "")
+
+
+def _undirected(rel: Relationship) -> bool:
+    """An association without a label reads the same both ways (a label reads left to right)."""
+    return rel.kind == "association" and not _label(rel.label)
 
 
 def quoted(text: str, pattern: re.Pattern[str] = _WORD) -> str:
@@ -170,7 +177,7 @@ def _relationship(rel: Relationship) -> str:
     right = (rel.target, rel.target_cardinality)
     if rel.kind == "inheritance":  # child first; a multiplicity means nothing here
         left, right = (right[0], None), (left[0], None)
-    elif rel.kind == "association" and _key(right[0]) < _key(left[0]):  # no direction to keep
+    elif _undirected(rel) and _key(right[0]) < _key(left[0]):
         left, right = right, left
     parts = [quoted(left[0]), multiplicity(left[1]), _ARROW[rel.kind], multiplicity(right[1]),
              quoted(right[0])]  # fmt: skip

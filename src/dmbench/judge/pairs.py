@@ -71,6 +71,7 @@ def pair_line(judged: Judged) -> dict[str, Any]:
         "failed": judged.failed,
         "error": judged.error,
         "s_final": judged.s_final,
+        "unreadable": judged.unreadable,
         "judgements": [
             {name: judgement[name] for name in PAIR_JUDGEMENT_FIELDS} | {
                 "raw": raw_reply(judgement)

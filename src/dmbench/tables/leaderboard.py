@@ -53,8 +53,8 @@ def row_warnings(row: dict[str, Any]) -> list[dict[str, Any]]:
         found.append(_warn(row, "single_order", "judged in one order only: position bias is "
                                                 "not measured and not averaged out"))
     if bias is not None and abs(bias) > POSITION_BIAS_LIMIT:
-        found.append(_warn(row, "position_bias", f"position bias {bias:+.3f} (|bias| > "
-                           f"{POSITION_BIAS_LIMIT}): the order of the diagrams sways the judge",
+        found.append(_warn(row, "position_bias", f"position bias {bias:+.3f} (beyond "
+                           f"±{POSITION_BIAS_LIMIT}): the order of the diagrams sways the judge",
                            bias, POSITION_BIAS_LIMIT))  # fmt: skip
     if flips is not None and flips > FLIP_RATE_LIMIT:
         found.append(_warn(row, "flip_rate", f"the preferred diagram changes with the order on "
@@ -136,7 +136,7 @@ INTRO = (
     "judged outputs; `failed` judgements are counted, never averaged. `bias`: mean of "
     "[S_final with the output shown as A − shown as B]; `flips`: share whose preferred diagram "
     "changes with the order. `alpha`: Krippendorff's alpha (interval) between the judges of a "
-    f"panel. Warnings: |bias| > {POSITION_BIAS_LIMIT}, flips > {FLIP_RATE_LIMIT:.0%}, failed > "
+    f"panel. Warnings: bias beyond ±{POSITION_BIAS_LIMIT}, flips > {FLIP_RATE_LIMIT:.0%}, failed > "
     f"{FAILED_SHARE_LIMIT:.0%}, a judge of the LLM's family, an identity control off 0.5 by "
     f"more than {IDENTITY_TOLERANCE} (or its CI), one order only."
 )
