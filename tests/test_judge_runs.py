@@ -194,33 +194,72 @@ def test_identity_control_and_self_preference_warning(package, fake_ollama):
     assert "identity/ds2-Block" in (package / "data" / "judge_controls.csv").read_text()
 
 
+PANEL = {f"judge-{x}:latest": "sha256:" + x * 64 for x in "abc"}
+
+
+def panel_reply(body):
+    """Scores that vary by instance, the same for every judge but for judge-b's noise."""
+    digest = hashlib.sha256(body["messages"][1]["content"].encode()).digest()
+    generated = 3 + digest[0] % 6
+    noise = 1 if body["model"] == "judge-b" and digest[1] % 3 == 0 else 0
+    scores = {cid: {"A": 5, "B": generated + noise, "reason": "r"}
+              for cid in body["format"]["properties"]["scores"]["required"]}
+    return Reply(json.dumps({"scores": scores}))
+
+
 def test_a_panel_reports_krippendorffs_alpha(package):
-    server = FakeOllama(models={"judge-a:latest": "sha256:" + "aa" * 32,
-                                "judge-b:latest": "sha256:" + "bb" * 32}).start()  # fmt: skip
-
-    def respond(body):
-        digest = hashlib.sha256(body["messages"][1]["content"].encode()).digest()
-        generated = 3 + digest[0] % 6  # varies by instance, the same for both judges
-        noise = 1 if body["model"] == "judge-b" and digest[1] % 3 == 0 else 0
-        scores = {cid: {"A": 5, "B": generated + noise, "reason": "r"}
-                  for cid in body["format"]["properties"]["scores"]["required"]}
-        return Reply(json.dumps({"scores": scores}))
-
-    server.responder = respond
+    server = FakeOllama(models=PANEL).start()
+    server.responder = panel_reply
     try:
         done = dmbench("judge", "--model", "judge-a", "--model", "judge-b", "--host", server.url,
                        "--runs", CHEN, "--package", str(package), "--workers", "2")  # fmt: skip
     finally:
         server.stop()
     assert done.exit_code == 0, done.output
-    assert "judge__judge-a+judge-b__" in done.stdout
-    (row,) = leaderboard_json(package)
-    assert row["judge"] == "judge-a+judge-b"
+    assert "judge__judge-a__judge-b__" in done.stdout
+    (row,) = leaderboard_json(package)["rows"]
+    assert row["judge"] == "judge-a + judge-b" and row["settings"]["judges"] == ["judge-a", "judge-b"]
     assert 0.5 < row["alpha"] < 1.0
     run = list_judge_runs(package)[0]
     for stored in run.rows():
         values = [j["s_final"] for j in stored["judgements"]]
-        assert stored["s_final"] == pytest.approx(sum(values) / 2)
+        assert len(values) == 4  # two judges, two orders
+        assert stored["s_final"] == pytest.approx(sum(values) / 4)
+
+
+@pytest.mark.needs_nltk
+def test_two_and_three_judge_panels_pass_validate_build_and_check(
+    tmp_path, upstream_dir, built_package
+):
+    """Acceptance: panel run ids are names the files table accepts, so the package stays valid
+    through `validate`, a rebuild (which carries the judge runs) and the offline `check` (whose
+    tables part needs the main job's results/, which this package has not)."""
+    package = tmp_path / "package"
+    shutil.copytree(built_package, package)
+    server = FakeOllama(models=PANEL).start()
+    server.responder = panel_reply
+    try:
+        for judges in (["judge-a", "judge-b"], ["judge-a", "judge-b", "judge-c"]):
+            models = [arg for name in judges for arg in ("--model", name)]
+            done = shell("judge", *models, "--host", server.url, "--runs", CHEN, "--package",
+                         str(package))  # fmt: skip
+            assert done.returncode == 0, done.stderr
+            assert f"judge__{'__'.join(judges)}__" in done.stdout
+    finally:
+        server.stop()
+    assert len(list_judge_runs(package)) == 2
+    for step in (["validate", str(package)],
+                 ["build", "--sources", str(upstream_dir), "--package", str(package)],
+                 ["validate", str(package)]):  # fmt: skip
+        done = shell(*step)
+        assert done.returncode == 0, f"{step[0]}: {done.stdout}{done.stderr}"
+    checked = shell("check", str(package))  # without results/ its tables part differs
+    assert "validate: valid (" in checked.stdout, checked.stdout
+    assert not [line for line in checked.stdout.splitlines() if "DIFF" in line and (
+        "judge" in line or "runs/" in line)]  # fmt: skip
+    files = (package / "data" / "files.csv").read_text()
+    assert files.count("runs/judge__judge-a__judge-b__judge-c__") == 4  # run, criteria, 2 jsonl
+    assert len(list_judge_runs(package)) == 2
 
 
 def rows_file(package: Path) -> Path | None:
