@@ -263,7 +263,9 @@ def test_two_and_three_judge_panels_pass_validate_build_and_check(
 
 
 def rows_file(package: Path) -> Path | None:
-    found = sorted(package.glob("runs/judge__*/judgements.jsonl"))
+    """The judge run's rows: in its work folder while it runs, in runs/ once it is done."""
+    found = sorted(package.glob(".dmbench-cache/judge/judge__*/judgements.jsonl"))
+    found += sorted(package.glob("runs/judge__*/judgements.jsonl"))
     return found[0] if found else None
 
 
@@ -278,8 +280,9 @@ def user_hashes(rows: list[dict]) -> set[str]:
 
 
 def test_kill_resume_and_offline_replay(package, fake_ollama, tmp_path):
-    """SIGKILLed twice, then resumed: every output judged once, nothing stored is asked again;
-    with the server gone the cache replays the same judgements."""
+    """SIGKILLed twice, then resumed: every output judged once, nothing stored is asked again,
+    and after each kill the package is as it was and valid; with the server gone the cache
+    replays the same judgements."""
     scores = judge_reply(8, 4)
     fake_ollama.responder = lambda body: Reply(scores(body).content, delay=0.03)
     runs = f"{CHEN},{CALAMO},chen__kimi-k2.6_cloud__ds2__run2"
@@ -297,6 +300,9 @@ def test_kill_resume_and_offline_replay(package, fake_ollama, tmp_path):
         process.wait()
         process.stderr.close()
         kills.append((user_hashes(complete_lines(rows_file(package))), len(fake_ollama.chats())))
+        assert not list(package.glob("runs/judge__*"))
+        validated = dmbench("validate", str(package))
+        assert validated.exit_code == 0, validated.output
     finished = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     assert finished.returncode == 0, finished.stderr
     rows = complete_lines(rows_file(package))
@@ -306,7 +312,7 @@ def test_kill_resume_and_offline_replay(package, fake_ollama, tmp_path):
             for b in fake_ollama.chats()]  # fmt: skip
     for stored_hashes, seen in kills:
         assert not stored_hashes & set(sent[seen:])
-    assert len(sent) <= 24 + 2 * 2
+    assert len(sent) <= 2 * (24 + 2 * 2)  # both orders; each kill loses 2 instances in flight
     run = list_judge_runs(package)[0]
     assert len(run.info["provenance"]["segments"]) == 3
     assert run.info["finished_utc"] is not None
@@ -320,6 +326,48 @@ def test_kill_resume_and_offline_replay(package, fake_ollama, tmp_path):
         assert again[row["instance"]]["s_final"] == row["s_final"]
         for judgement in again[row["instance"]]["judgements"]:
             assert judgement["calls"][0]["cached"] is True
+
+
+def test_every_prompt_and_raw_reply_is_stored_once(package, fake_ollama):
+    """Acceptance: the exact messages of every call are in the run's messages.jsonl (a
+    200-character stretch of each prompt is found in the run's files), each distinct prompt
+    once; each raw reply is in judgements.jsonl once, with its attempt number."""
+    replies = []
+    scores = judge_reply(8, 4)
+
+    def respond(body):
+        if len(replies) % 5 == 0:
+            reply = Reply(f"no JSON here, reply {len(replies)}")
+        else:
+            content = json.loads(scores(body).content)
+            content["scores"]["VP"]["reason"] = f"reason number {len(replies)}"
+            reply = Reply(json.dumps(content))
+        replies.append(reply.content)
+        return reply
+
+    fake_ollama.responder = respond
+    assert judge(package, fake_ollama.url, "--runs", CHEN).exit_code == 0
+    (run,) = list_judge_runs(package)
+    stored = b"".join(path.read_bytes() for path in sorted(run.path.iterdir()))
+    messages = run.messages()
+    bodies = fake_ollama.chats()
+    assert len(bodies) == len(replies) >= 16
+    for body in bodies:
+        user = body["messages"][1]["content"]
+        middle = len(user) // 2
+        stretch = json.dumps(user[middle - 100 : middle + 100], ensure_ascii=False)[1:-1]
+        assert stretch.encode() in stored
+        digest = hashlib.sha256(json.dumps(body["messages"], sort_keys=True,
+                                           ensure_ascii=False).encode()).hexdigest()  # fmt: skip
+        assert messages[digest] == body["messages"]
+    assert len(messages) == len({json.dumps(b["messages"]) for b in bodies})
+    jsonl = run.judgements_path.read_bytes()
+    for reply in replies:
+        assert jsonl.count(json.dumps(reply, ensure_ascii=False).encode()) == 1, reply
+    calls = [c for row in run.rows() for j in row["judgements"] for c in j["calls"]]
+    assert sorted(c["reply"]["content"] for c in calls) == sorted(replies)
+    retried = [c for c in calls if c["attempt"] == 2]
+    assert retried and all(c["rejected"] is None for c in retried)
 
 
 def test_unknown_runs_and_judge_runs_are_named(package, fake_ollama):
