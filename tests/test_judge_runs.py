@@ -370,6 +370,18 @@ def test_every_prompt_and_raw_reply_is_stored_once(package, fake_ollama):
     assert retried and all(c["rejected"] is None for c in retried)
 
 
+def test_single_order_is_recorded_and_warned(package, fake_ollama):
+    fake_ollama.responder = judge_reply(8, 4)
+    assert judge(package, fake_ollama.url, "--runs", CHEN, "--single-order").exit_code == 0
+    assert len(fake_ollama.chats()) == 8
+    (run,) = list_judge_runs(package)
+    assert run.info["settings"]["options"]["both_orders"] is False
+    board = leaderboard_json(package)
+    (row,) = board["rows"]
+    assert row["orders"] == 1 and row["position_bias"] is None
+    assert [w["kind"] for w in board["warnings"]] == ["single_order"]
+
+
 def test_unknown_runs_and_judge_runs_are_named(package, fake_ollama):
     result = judge(package, fake_ollama.url, "--runs", "nope__x__ds1__run1")
     assert result.exit_code == 1 and "no run 'nope__x__ds1__run1'" in result.stderr
