@@ -55,11 +55,12 @@ _KIND_ORDER = {kind: i for i, kind in enumerate(_ARROW)}
 
 @dataclass(frozen=True, slots=True)
 class BlindForm:
-    """A diagram as the judge sees it; ``text`` is None when the standard reading fails."""
+    """A diagram as the judge sees it; ``text`` is None when it cannot be read."""
 
     text: str | None
     error: str | None
     dropped_notes: int = 0
+    reading: str = "standard"
 
     @property
     def parsed(self) -> bool:
@@ -67,14 +68,23 @@ class BlindForm:
 
 
 @lru_cache(maxsize=1024)
-def blind_form(plantuml: str) -> BlindForm:
+def blind_form(plantuml: str, reference: bool = False) -> BlindForm:
     """The blind form of ``plantuml``, or why it cannot be read (never the text itself).
 
-    Kept per text: a record's reference is shown with each of its outputs, in both orders."""
+    An output is read with the standard reading only. A reference, an expert's file and no
+    model's, falls back to the compat reading (metrik-4's), which reads slips such as the
+    metric study's HBMS reference's unclosed ``"0..*``. Kept per text: a record's reference is
+    shown with each of its outputs, in both orders."""
     try:
         diagram = parse(plantuml, "standard")
     except ParseError as exc:
-        return BlindForm(None, str(exc))
+        if not reference:
+            return BlindForm(None, str(exc))
+        try:
+            diagram = parse(plantuml, "compat")
+        except ParseError:
+            return BlindForm(None, str(exc))
+        return BlindForm(write_blind(diagram), None, len(diagram.notes), "compat")
     return BlindForm(write_blind(diagram), None, len(diagram.notes))
 
 

@@ -30,7 +30,7 @@ from typing import Any
 import jsonschema
 
 from dmbench.hashing import sha256_text
-from dmbench.judge.blind import blind_form
+from dmbench.judge.blind import BlindForm, blind_form
 from dmbench.judge.criteria import Criteria
 from dmbench.judge.prompt import SYSTEM, reply_schema, user_message
 from dmbench.judge.scoring import score
@@ -142,8 +142,8 @@ class Judge:
     def judge(self, instance: Instance, reference_as: str) -> tuple[dict[str, Any], Messages]:
         """One judgement row (scores, or a failure with its reason; every call with its attempt
         number and raw reply) and the messages it sent, by their sha256."""
-        reference = blind_form(instance.reference).text
-        generated = blind_form(instance.generated).text
+        reference = blind_form(instance.reference, reference=True).text
+        generated = _generated_form(instance).text
         if reference is None or generated is None:
             raise ValueError("an unreadable diagram is never shown to the judge")
         shown = (reference, generated) if reference_as == "A" else (generated, reference)
@@ -220,6 +220,12 @@ class Judge:
         return judgement, {messages_sha256: messages}
 
 
+def _generated_form(instance: Instance) -> BlindForm:
+    """The output's blind form; the reference's own text (the identity control) reads as the
+    reference does."""
+    return blind_form(instance.generated, reference=instance.generated == instance.reference)
+
+
 def raw_reply(judgement: dict[str, Any]) -> str | None:
     """The content of the judgement's last reply (None when no reply came)."""
     calls = judgement.get("calls") or []
@@ -268,8 +274,8 @@ def judge_instance(judges: Sequence[Judge], instance: Instance) -> Judged:
         return Judged(instance, (), False, EMPTY_GENERATED, 0.0, *zero)
     unreadable = {
         side: form.error
-        for side, form in (("reference", blind_form(instance.reference)),
-                           ("generated", blind_form(instance.generated)))
+        for side, form in (("reference", blind_form(instance.reference, reference=True)),
+                           ("generated", _generated_form(instance)))
         if form.error is not None
     }  # fmt: skip
     if "reference" in unreadable:

@@ -72,21 +72,16 @@ def compare_paired(series: Sequence[tuple[str, Mapping[str, float]]]) -> list[Pa
 
 
 @dataclass(frozen=True, slots=True)
-class Comparison:
+class Comparison(Paired):
+    """A paired comparison of two cells of Tables 2-3, in one (metric, dataset, element)."""
+
     metric: str
     dataset: str
     element: str
-    a: str
-    b: str
-    n: int
-    diff: float
-    ci_low: float
-    ci_high: float
-    p_value: float
-    p_holm: float
 
     def to_record(self) -> dict:
-        return {"table": "comparisons"} | asdict(self)
+        fields = COMPARISON_FIELDS[1:]
+        return {"table": "comparisons"} | {name: getattr(self, name) for name in fields}
 
 
 def compare_cells(rows: Sequence[ResultRow]) -> list[Comparison]:
@@ -99,7 +94,7 @@ def compare_cells(rows: Sequence[ResultRow]) -> list[Comparison]:
         cells = [r for r in canonical if (r.metric, r.dataset) == (metric, dataset)]
         series = [(r.series, {k: v[index] for k, v in r.record_means.items()}) for r in cells]
         comparisons += [
-            Comparison(metric, dataset, element, **asdict(paired))
+            Comparison(**asdict(paired), metric=metric, dataset=dataset, element=element)
             for paired in compare_paired(series)
         ]
     return comparisons
