@@ -192,7 +192,8 @@ def judge(
     totals = run.info["totals"]
     click.echo(
         f"{run.run_id}: {totals['n_instances']} instances, {totals['n_failed']} failed, "
-        f"{totals['n_empty_generated']} empty ({run.path}) ({elapsed(started)})"
+        f"{totals['n_empty_generated']} empty, {totals['n_unreadable_generated']} unreadable "
+        f"({run.path}) ({elapsed(started)})"
     )
     if study:
         click.echo("its rows against the experts' F1: `dmbench agreement` (judge:<model>)")

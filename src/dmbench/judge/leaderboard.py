@@ -183,7 +183,7 @@ def leaderboard_entries(
     package_dir: Path, judge_run_id: str | None = None
 ) -> list[list[Entry]]:
     """Per board (judge runs of one protocol), a row per (candidate, LLM) it judged, best
-    ``overall`` first, the identity control last; an instance judged by two runs of a board
+    ``overall`` first and ranked, the identity control last and unranked; an instance judged by two runs of a board
     counts once (the first run's, by run id)."""
     package_dir = Path(package_dir)
     runs = [find_judge_run(package_dir, judge_run_id)] if judge_run_id else list_judge_runs(
@@ -221,8 +221,9 @@ def leaderboard_entries(
         entries.sort(key=lambda e: (e.control, e.row["overall"] is None,
                                     -(e.row["overall"] or 0), e.row["candidate"],
                                     e.row["llm"] or ""))  # fmt: skip
-        for rank, entry in enumerate((e for e in entries if not e.control), start=1):
-            entry.row["rank"] = rank
+        ranked = [e.row for e in entries if not e.control and e.row["overall"] is not None]
+        for row in ranked:  # equal means share a rank: 1, 1, 3
+            row["rank"] = 1 + sum(other["overall"] > row["overall"] for other in ranked)
         out.append(entries)
     return out
 
