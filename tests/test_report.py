@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from browser import Chromium, find_chromium
 from click.testing import CliRunner
-from fake_ollama import judge_reply
+from fake_ollama import Reply, judge_reply
 from results_support import standard_scored_package
 
 from dmbench.cli import main
@@ -224,7 +224,14 @@ def test_judge_runs_show_as_the_leaderboard_and_on_the_record_pages(
     server on 127.0.0.1 as the judge) the index has it and the judged output its reasons."""
     assert "Judge leaderboard" not in (site.out_dir / "index.html").read_text("utf-8")
     judged_package = shutil.copytree(package, tmp_path / "package")
-    fake_ollama.responder = judge_reply(8, 4, "names every booking class")
+    scores = judge_reply(8, 4, "names every booking class")
+    asked = []  # the first order is scored, the other one fails: its raw reply is shown
+
+    def respond(body):
+        asked.append(body)
+        return scores(body) if len(asked) == 1 else Reply("I refuse <b>to</b> score")
+
+    fake_ollama.responder = respond
     run = "chen__glm-5.1_cloud__ds2__run1"
     done = CliRunner().invoke(
         main,
@@ -239,3 +246,4 @@ def test_judge_runs_show_as_the_leaderboard_and_on_the_record_pages(
     page = (judged.out_dir / "ds2-HBMS.html").read_text("utf-8")
     assert page.count("Judge test-model") == 2  # both orders
     assert "names every booking class" in page
+    assert "The judge's last reply:</p><pre>I refuse &lt;b&gt;to&lt;/b&gt; score</pre>" in page
