@@ -528,3 +528,22 @@ class TestFiniteWeights:
         text = load_criteria().text.decode().replace('"weight": 0.3', '"weight": 1e400', 1)
         with pytest.raises(CriteriaError, match="dimensions/0/criteria/0/weight"):
             parse_criteria(text.encode())
+
+
+class TestUnreadableReference:
+    def test_a_reference_only_the_compat_reading_reads_is_still_judged(self, fake_ollama, tmp_path):
+        """The metric study's HBMS reference has an unclosed quote; an expert's slip is read
+        as metrik-4 reads it, where an output's would not be."""
+        fake_ollama.responder = judge_reply(5, 5)
+        slip = '@startuml\nclass Offer\nclass Search\nSearch "0..* <-- "0..*" Offer\n@enduml'
+        assert not blind_form(slip).parsed and blind_form(slip, reference=True).parsed
+        judged = judge_instance([make_judge(fake_ollama, tmp_path)],
+                                Instance("i", TEXT, slip, GENERATED, "ds2", ""))  # fmt: skip
+        assert not judged.failed and len(fake_ollama.chats()) == 2
+
+    def test_a_reference_no_reading_reads_fails_unsent(self, fake_ollama, tmp_path):
+        broken = "@startuml\nclass Book {\n@enduml"
+        judged = judge_instance([make_judge(fake_ollama, tmp_path)],
+                                Instance("i", TEXT, broken, GENERATED, "ds2", ""))  # fmt: skip
+        assert judged.failed and judged.error.startswith("the reference cannot be read: line")
+        assert judged.judgements == () and fake_ollama.chats() == []
