@@ -125,7 +125,7 @@ def test_two_runs_judged_validate_and_make_the_leaderboard(package, fake_ollama)
     md = dmbench("leaderboard", "--package", str(package), "--out", str(package / "results"))
     assert md.exit_code == 0, md.output
     text = (package / "results" / "leaderboard.md").read_text()
-    assert "| 2 | chen | glm-5.1:cloud | 0.500 [0.500, 0.500] |" in text
+    assert "| 1 | chen | glm-5.1:cloud | 0.500 [0.500, 0.500] |" in text
     assert "| position bias +0.333 (beyond ±0.05): the order of the diagrams sways" in text
 
 
