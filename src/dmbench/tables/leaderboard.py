@@ -61,9 +61,11 @@ def row_warnings(row: dict[str, Any]) -> list[dict[str, Any]]:
                            f"{flips:.0%} of instances (> {FLIP_RATE_LIMIT:.0%})", flips,
                            FLIP_RATE_LIMIT))  # fmt: skip
     if row["failed_share"] > FAILED_SHARE_LIMIT:
-        found.append(_warn(row, "failed", f"{row['failed']} failed judgements "
-                           f"({row['failed_share']:.0%} > {FAILED_SHARE_LIMIT:.0%}), left out "
-                           "of the mean", row["failed_share"], FAILED_SHARE_LIMIT))  # fmt: skip
+        total = row["n"] + row["failed"]
+        found.append(_warn(row, "failed", f"the judgement of {row['failed']} of {total} outputs "
+                           f"failed ({row['failed_share']:.0%} > {FAILED_SHARE_LIMIT:.0%}); they "
+                           "are left out of the mean", row["failed_share"],
+                           FAILED_SHARE_LIMIT))  # fmt: skip
     if row["self_preference"]:
         found.append(_warn(row, "self_preference", f"the judge shares a model family with "
                            f"{row['llm']}; it may favour its own family"))  # fmt: skip
