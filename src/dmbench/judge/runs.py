@@ -171,8 +171,7 @@ class JudgeRun:
     def __init__(self, path: Path, info: dict[str, Any], package_dir: Path | None = None) -> None:
         self.path = path
         self.info = info
-        self.package_dir = package_dir
-        """Set while the run is in its work folder: the package :func:`publish` moves it to."""
+        self.package_dir = package_dir  # while in its work folder: where publish() moves it
         self._sent: set[str] | None = None
 
     @property
