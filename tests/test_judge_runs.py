@@ -22,7 +22,7 @@ from fake_ollama import FakeOllama, Reply, judge_reply
 from dmbench import api as dmbench_api
 from dmbench.cli import main
 from dmbench.judge import leaderboard_rows, list_judge_runs
-from dmbench.tables.leaderboard import judge_leaderboard
+from dmbench.tables.leaderboard_files import judge_leaderboard
 
 DMBENCH = [sys.executable, "-c", "from dmbench.cli import main; main()"]
 FRICTIONLESS = Path(sys.executable).parent / "frictionless"

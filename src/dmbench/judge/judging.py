@@ -29,11 +29,11 @@ from typing import Any
 
 import jsonschema
 
-from dmbench.hashing import sha256_text
+from dmbench.core.hashing import sha256_text
 from dmbench.judge.blind import BlindForm, blind_form
 from dmbench.judge.criteria import Criteria
 from dmbench.judge.prompt import SYSTEM, reply_schema, user_message
-from dmbench.judge.scoring import score
+from dmbench.judge.protocol_scores import score
 from dmbench.llm import CacheMissError, ChatError, OllamaChat, Options
 
 MAX_ATTEMPTS = 3

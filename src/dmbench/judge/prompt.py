@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dmbench.hashing import sha256_text
+from dmbench.core.hashing import sha256_text
 from dmbench.judge.criteria import Criteria
 
 PROMPT_VERSION = "2"

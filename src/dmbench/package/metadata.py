@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from dmbench._version import __version__
-from dmbench.atomic import json_text
+from dmbench.core.atomic import json_text
 from dmbench.sources import BENCHMARK_REPO, METRICS_REPO, repository
 from dmbench.sources.records import DATASETS
 

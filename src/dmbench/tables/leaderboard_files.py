@@ -14,8 +14,8 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from dmbench import atomic
-from dmbench.csvio import csv_text
+from dmbench.core import atomic
+from dmbench.core.csvio import csv_text
 from dmbench.judge.leaderboard import Entry, leaderboard_entries
 from dmbench.tables.comparisons import compare_paired
 from dmbench.tables.render import markdown_table
