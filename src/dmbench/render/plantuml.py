@@ -132,9 +132,13 @@ class RenderBatch:
 
 
 def cache_dir_for(package_dir: Path) -> Path:
-    """The SVG cache of a package; the PlantUML version and layout are part of the path."""
+    """The SVG cache of a package; the PlantUML version and layout are part of the path.
+
+    ``$DMBENCH_RENDER_CACHE`` puts it elsewhere, shared by packages: entries are keyed by the
+    source's sha256, so packages that hold the same diagrams draw each once."""
     name = f"plantuml-{PLANTUML_VERSION}-{LAYOUT}-v{CACHE_FORMAT}"
-    return Path(package_dir) / ".dmbench-cache" / "render" / name
+    shared = os.environ.get("DMBENCH_RENDER_CACHE")
+    return (Path(shared) if shared else Path(package_dir) / ".dmbench-cache" / "render") / name
 
 
 def find_java() -> str:
