@@ -17,7 +17,7 @@ from dmbench.api import (
     upload_deposit,
 )
 from dmbench.cli._options import elapsed, package_option
-from dmbench.core import paths
+from dmbench import core
 from dmbench.errors import MissingPrerequisiteError
 
 API_URL_ENV = "DMBENCH_ZENODO_API"
@@ -69,7 +69,7 @@ def deposit(
 ) -> None:
     """Build the Zenodo deposit reproducibly (and, with --upload, upload it as a draft)."""
     started = time.perf_counter()
-    package_dir = paths.package_dir(package_dir)
+    package_dir = core.package_dir(package_dir)
     if not upload:
         if sandbox or new_version_of is not None:
             raise click.UsageError("--sandbox and --new-version-of go with --upload")
