@@ -8,14 +8,14 @@ import sys
 from pathlib import Path
 
 from dmbench import __version__
-from dmbench.package.metadata import rendered_files
+from dmbench.package.metadata import read_citation, rendered_files
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_committed_metadata_files_are_up_to_date() -> None:
     """Regenerate with `dmbench metadata` when this fails."""
-    for name, text in rendered_files().items():
+    for name, text in rendered_files(read_citation(ROOT)).items():
         assert (ROOT / name).read_text(encoding="utf-8") == text, name
 
 

@@ -29,8 +29,10 @@ from dmbench._version import __version__
 from dmbench.errors import PackageError
 from dmbench.hashing import file_sha256
 from dmbench.metrics.nltk_data import find_read_files, find_wordnet_license
+from dmbench.metrics.nltk_pins import refuse_unpinned
 from dmbench.package import validate_package
 from dmbench.package.archive import (
+    Member,
     build_epoch,
     committed_tree,
     extract_zip,
@@ -48,7 +50,19 @@ from dmbench.package.descriptor import (
     ResourceSpec,
     write_descriptor,
 )
-from dmbench.package.metadata import DOI_PLACEHOLDER, zenodo
+from dmbench.package.about import ABOUT_FILES, CITATION, CROISSANT, ERRATA, README, croissant, readme
+from dmbench.package.facts import describe, package_facts
+from dmbench.package.metadata import (
+    CITATION_FILE,
+    DESCRIPTION,
+    DOI_PLACEHOLDER,
+    PEOPLE_HINT,
+    Citation,
+    citation_cff,
+    read_citation,
+    rendered_files,
+    zenodo,
+)
 from dmbench.package.swap import PACKAGE_FOLDERS
 from dmbench.package.zenodo import Draft, UploadedFile, ZenodoClient
 from dmbench.paths import PACKAGE_NLTK_DIR
@@ -61,6 +75,7 @@ CODE_ZIP = f"dmbench-{__version__}-code.zip"
 METADATA_FILE = "zenodo-metadata.json"
 SUMS_FILE = "SHA256SUMS"
 WORDNET_LICENSE = f"{LICENSES_DIR}/WordNet-3.0.LICENSE"
+ERRATA_PATH = "docs/errata.md"
 DOI_PATTERN = re.compile(r"^10\.\d{4,9}/\S+$")
 
 
@@ -100,6 +115,16 @@ def refuse_doi(doi: str, draft: bool) -> None:
         )
 
 
+def refuse_nameless(citation: Citation, draft: bool) -> None:
+    """A record credits people: the collective placeholder author is for trials only."""
+    if not citation.people and not draft:
+        raise PackageError(
+            f"{CITATION_FILE} names no person among its authors, and a published record credits "
+            "people",
+            hint=f"{PEOPLE_HINT}; or build a trial deposit with --draft",
+        )
+
+
 def _results_resources(staging: Path) -> list[ResourceSpec]:
     """Write the published tables into the staged package, each CSV with its Table Schema."""
     specs = []
@@ -130,6 +155,7 @@ def _nltk_data(package_dir: Path, staging: Path) -> dict[str, str]:
     """Copy the NLTK files metrik-4 reads and the WordNet licence; the licence entry."""
     data_dir, files = find_read_files(package_dir)
     for rel, source in files.items():
+        refuse_unpinned(rel, source)
         target = staging / PACKAGE_NLTK_DIR / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(source, target)
@@ -141,8 +167,44 @@ def _nltk_data(package_dir: Path, staging: Path) -> dict[str, str]:
     }
 
 
-def stage_package(package_dir: Path, staging: Path, doi: str) -> None:
-    """The deposit's package in ``staging``: the built package plus results and NLTK data."""
+@dataclass(frozen=True, slots=True)
+class Release:
+    """What a deposit's files say about where they come from."""
+
+    citation: Citation
+    commit: str
+    epoch: int
+    errata: str
+    """The committed ``docs/errata.md`` of the archived commit."""
+
+
+def _about_files(staging: Path, release: Release) -> None:
+    """README, citation, errata and Croissant beside the staged package's descriptor."""
+    facts = package_facts(staging)
+    schemas = {
+        name: json.loads((staging / SCHEMAS_DIR / f"{name}.schema.json").read_text("utf-8"))
+        for name in ("records", "runs", "outputs", "scores")
+    }
+    date = time.strftime("%Y-%m-%d", time.gmtime(release.epoch))
+    texts = {
+        README: readme(
+            facts, release.citation, release.commit, __version__, CODE_ZIP, PACKAGE_ZIP,
+            release.errata,
+        ),
+        CITATION: citation_cff(release.citation, describe(facts)),
+        ERRATA: release.errata,
+    }
+    for name, text in texts.items():
+        atomic.write_text(staging / name, text)
+    atomic.write_json(
+        staging / CROISSANT,
+        croissant(staging, facts, release.citation, __version__, date, schemas),
+    )
+
+
+def stage_package(package_dir: Path, staging: Path, release: Release) -> None:
+    """The deposit's package in ``staging``: the built package plus results, NLTK data and the
+    files that explain it."""
     report = validate_package(package_dir)
     if not report.valid:
         raise PackageError(
@@ -158,12 +220,16 @@ def stage_package(package_dir: Path, staging: Path, doi: str) -> None:
         folders.append(REPORT_DIR)
     licence = _nltk_data(package_dir, staging)
     tables = _results_resources(staging)
+    _about_files(staging, release)
     write_descriptor(
         staging,
-        doi=doi,
+        doi=release.citation.doi,
         tables=tables,
         folders=folders,
         licenses=[licence],
+        citation=release.citation,
+        build={"dmbench_version": __version__, "commit": release.commit},
+        root_files=ABOUT_FILES,
     )
     staged = validate_package(staging)
     if not staged.valid:
@@ -181,9 +247,11 @@ def _check_zip(path: Path) -> None:
             raise PackageError(f"{path} does not validate once extracted:\n" + report.render())
 
 
-def zenodo_metadata(doi: str | None, epoch: int) -> dict[str, Any]:
+def zenodo_metadata(
+    citation: Citation, epoch: int, description: str = DESCRIPTION, doi: str | None = None
+) -> dict[str, Any]:
     """What Zenodo's API takes for the record: ``.zenodo.json``'s fields plus DOI and date."""
-    metadata = zenodo()
+    metadata = zenodo(citation, description)
     metadata["description"] += (
         f" Check it offline: pip install {CODE_ZIP}, then dmbench check {PACKAGE_ZIP}."
     )
@@ -191,6 +259,14 @@ def zenodo_metadata(doi: str | None, epoch: int) -> dict[str, Any]:
     if doi:
         metadata["doi"] = doi
     return {"metadata": metadata}
+
+
+def _code_members(repo: Path, citation: Citation, description: str) -> list[Member]:
+    """The committed tree, its metadata files rendered with the deposit's DOI."""
+    prefix = f"dmbench-{__version__}/"
+    rendered = {prefix + name: text for name, text in rendered_files(citation, description).items()}
+    members = [m for m in committed_tree(repo, prefix) if m.name not in rendered]
+    return members + [Member(name, text.encode("utf-8")) for name, text in rendered.items()]
 
 
 def build_deposit(
@@ -207,20 +283,26 @@ def build_deposit(
     state = git_state(repo)
     refuse_dirty(state.dirty, draft)
     refuse_doi(doi, draft)
+    citation = read_citation(repo).with_doi(doi)
+    refuse_nameless(citation, draft)
     epoch = build_epoch(state)
+    tree = committed_tree(repo, "")
+    errata = next((m.data.decode("utf-8") for m in tree if m.name == ERRATA_PATH), "")
+    release = Release(citation, state.commit, epoch, errata)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="dmbench-deposit-") as tmp:
         staging = Path(tmp)
-        stage_package(package_dir, staging, doi)
+        stage_package(package_dir, staging, release)
+        description = describe(package_facts(staging))
         members = folder_members(staging)
     package_zip = out_dir / PACKAGE_ZIP
     atomic.write_bytes(package_zip, zip_bytes(members, epoch))
     _check_zip(package_zip)
     code_zip = out_dir / CODE_ZIP
-    atomic.write_bytes(code_zip, zip_bytes(committed_tree(repo, f"dmbench-{__version__}/"), epoch))
+    atomic.write_bytes(code_zip, zip_bytes(_code_members(repo, citation, description), epoch))
     metadata = out_dir / METADATA_FILE
-    atomic.write_json(metadata, zenodo_metadata(doi, epoch))
+    atomic.write_json(metadata, zenodo_metadata(citation, epoch, description, doi))
     sums = out_dir / SUMS_FILE
     listed = (package_zip, code_zip, metadata)
     atomic.write_text(sums, "".join(f"{file_sha256(p)}  {p.name}\n" for p in listed))
@@ -255,7 +337,9 @@ def upload_deposit(
     state = git_state(Path(repo or package_dir))
     refuse_dirty(state.dirty, draft)
     if new_version_of is None:
-        record = client.create_draft(zenodo_metadata(None, build_epoch(state))["metadata"])
+        citation = read_citation(Path(repo or package_dir))
+        refuse_nameless(citation, draft)
+        record = client.create_draft(zenodo_metadata(citation, build_epoch(state))["metadata"])
     else:
         record = client.new_version(new_version_of)
     progress(f"draft {record.id}: DOI {record.doi} reserved")

@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from dmbench.errors import MissingPrerequisiteError
+from dmbench.metrics.nltk_pins import refuse_unpinned_found
 from dmbench.paths import nltk_data_dirs, shipped_nltk_dir
 
 #: NLTK package id -> the path ``nltk.data.find`` resolves for it.
@@ -112,13 +113,15 @@ def missing_resources(root: Path | None = None) -> list[str]:
 
 
 def require_nltk_data(root: Path | None = None) -> None:
-    """Raise :class:`MissingPrerequisiteError` unless every resource metrik-4 needs is present."""
+    """Raise :class:`MissingPrerequisiteError` unless every resource metrik-4 needs is present
+    and every file it opens has its pinned sha256."""
     missing = missing_resources(root)
     if missing:
         raise MissingPrerequisiteError(
             f"NLTK data missing ({', '.join(missing)}): run `dmbench setup` to download it, "
             "or point NLTK_DATA at a directory that holds it."
         )
+    refuse_unpinned_found()
 
 
 def download_nltk_data(target: Path | None = None) -> list[str]:
