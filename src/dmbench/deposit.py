@@ -31,18 +31,25 @@ from dmbench.hashing import file_sha256
 from dmbench.metrics.nltk_data import find_read_files, find_wordnet_license
 from dmbench.metrics.nltk_pins import refuse_unpinned
 from dmbench.package import validate_package
+from dmbench.package.about import (
+    ABOUT_FILES,
+    CITATION,
+    CROISSANT,
+    ERRATA,
+    README,
+    croissant,
+    readme,
+)
 from dmbench.package.archive import (
     Member,
     build_epoch,
     committed_tree,
-    extract_zip,
     folder_members,
     git_state,
     zip_bytes,
 )
 from dmbench.package.build import install_schemas
 from dmbench.package.descriptor import (
-    DESCRIPTOR,
     LICENSES_DIR,
     REPORT_DIR,
     RESULTS_DIR,
@@ -50,7 +57,6 @@ from dmbench.package.descriptor import (
     ResourceSpec,
     write_descriptor,
 )
-from dmbench.package.about import ABOUT_FILES, CITATION, CROISSANT, ERRATA, README, croissant, readme
 from dmbench.package.facts import describe, package_facts
 from dmbench.package.metadata import (
     CITATION_FILE,
@@ -65,6 +71,7 @@ from dmbench.package.metadata import (
 )
 from dmbench.package.swap import PACKAGE_FOLDERS
 from dmbench.package.zenodo import Draft, UploadedFile, ZenodoClient
+from dmbench.package.zipped import SUMS_FILE
 from dmbench.paths import PACKAGE_NLTK_DIR
 from dmbench.tables.published import published_tables
 from dmbench.tables.render import TABLE_TITLES, write_tables
@@ -73,7 +80,6 @@ from dmbench.tables.schemas import column_values, table_schema
 PACKAGE_ZIP = f"dmbench-{__version__}-package.zip"
 CODE_ZIP = f"dmbench-{__version__}-code.zip"
 METADATA_FILE = "zenodo-metadata.json"
-SUMS_FILE = "SHA256SUMS"
 WORDNET_LICENSE = f"{LICENSES_DIR}/WordNet-3.0.LICENSE"
 ERRATA_PATH = "docs/errata.md"
 DOI_PATTERN = re.compile(r"^10\.\d{4,9}/\S+$")
@@ -237,14 +243,10 @@ def stage_package(package_dir: Path, staging: Path, release: Release) -> None:
 
 
 def _check_zip(path: Path) -> None:
-    """Read the written zip back as a downloader will: extract it aside and validate there."""
-    with tempfile.TemporaryDirectory(prefix="dmbench-deposit-check-") as tmp:
-        extracted = extract_zip(path, Path(tmp))
-        if not (extracted / DESCRIPTOR).is_file():
-            raise PackageError(f"{path}: no {DESCRIPTOR} at the root of the zip")
-        report = validate_package(extracted)
-        if not report.valid:
-            raise PackageError(f"{path} does not validate once extracted:\n" + report.render())
+    """Read the written zip back as a downloader will: only its declared files, validated."""
+    report = validate_package(path)
+    if not report.valid:
+        raise PackageError(f"{path} does not validate once extracted:\n" + report.render())
 
 
 def zenodo_metadata(
