@@ -138,7 +138,8 @@ def download_nltk_data(target: Path | None = None) -> list[str]:
         if not ok:
             raise MissingPrerequisiteError(
                 f"NLTK could not download {package!r}: check the network connection and retry "
-                "`dmbench setup`."
+                "`dmbench setup`, or, offline, point NLTK_DATA at a directory that holds it (the "
+                "nltk_data/ folder of a deposit's package zip does)."
             )
         downloaded.append(package)
     if target is not None and str(target) not in nltk.data.path:
