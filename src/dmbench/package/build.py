@@ -120,8 +120,9 @@ def build(package_dir: Path, sources_dir: Path) -> BuildResult:
 
 def refuse_links(package_dir: Path) -> None:
     """A link among the package's folders would be swapped out or, in a deposit, followed to
-    whatever it points at; the build refuses it before changing anything."""
-    for folder in PACKAGE_FOLDERS:
+    whatever it points at; the build refuses it before changing anything (the run store's
+    links are refused as it is carried over)."""
+    for folder in (f for f in PACKAGE_FOLDERS if f != RUNS_DIR):
         root = Path(package_dir) / folder
         found = [root] if root.is_symlink() else [p for p in root.rglob("*") if p.is_symlink()]
         if found:
