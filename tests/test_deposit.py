@@ -249,7 +249,11 @@ def test_results_schemas_are_typed_from_the_tables_code(deposit: Path) -> None:
 def test_readme_gives_the_downloader_two_commands() -> None:
     section = (ROOT / "README.md").read_text().split("## From the Zenodo deposit", 1)[1]
     block = section.split("```", 2)[1].strip().splitlines()
-    assert block == [f"pip install {CODE_ZIP}", f"dmbench check {PACKAGE_ZIP}"]
+    code = f"dmbench-{__version__}"
+    assert block == [
+        f"unzip -q {CODE_ZIP} && pip install -c {code}/constraints.txt ./{code}",
+        f"dmbench check {PACKAGE_ZIP}",
+    ]
 
 
 def _member(zip_path: Path, name: str) -> str:

@@ -255,7 +255,9 @@ def zenodo_metadata(
     """What Zenodo's API takes for the record: ``.zenodo.json``'s fields plus DOI and date."""
     metadata = zenodo(citation, description)
     metadata["description"] += (
-        f" Check it offline: pip install {CODE_ZIP}, then dmbench check {PACKAGE_ZIP}."
+        f" Check it offline: unzip {CODE_ZIP}, pip install -c "
+        f"dmbench-{__version__}/constraints.txt ./dmbench-{__version__}, then dmbench check "
+        f"{PACKAGE_ZIP} beside SHA256SUMS (see README.md in the package zip)."
     )
     metadata["publication_date"] = time.strftime("%Y-%m-%d", time.gmtime(epoch))
     if doi:

@@ -21,6 +21,7 @@ from dmbench.package.metadata import (
     PAPER_DOI,
     TITLE,
     Citation,
+    schema_org_author,
 )
 from dmbench.package.tables import OUTPUTS_PATH, RUNS_PATH, SCORES_PATH
 from dmbench.sources.records import RECORDS_PATH
@@ -65,6 +66,7 @@ def readme(
 ) -> str:
     """The package zip's README: what it is, the two commands that check it, how to cite it."""
     doi = citation.doi
+    code_folder = code_zip.removesuffix("-code.zip")
     authors = "; ".join(a.display for a in citation.authors)
     code = (
         f"The code: `{code_zip}` in the same record (the committed tree at `{commit}`)"
@@ -91,7 +93,7 @@ def readme(
             "holds both zips of the record:",
             "",
             "```",
-            f"pip install {code_zip}",
+            f"unzip -q {code_zip} && pip install -c {code_folder}/constraints.txt ./{code_folder}",
             f"dmbench check {package_zip}",
             "```",
             "",
@@ -188,7 +190,7 @@ def croissant(
         "datePublished": date,
         "keywords": list(KEYWORDS),
         "citeAs": f"https://doi.org/{citation.doi}",
-        "creator": [_creator(a) for a in citation.authors],
+        "creator": [schema_org_author(a) for a in citation.authors],
         "isLiveDataset": False,
         "rai:dataCollection": (
             f"The {facts.records} records are byte-identical copies of the upstream benchmark's "
@@ -216,22 +218,6 @@ def croissant(
         "distribution": distribution,
         "recordSet": record_sets,
     }
-
-
-def _creator(author) -> dict[str, Any]:
-    if not author.is_person:
-        return {"@type": "sc:Organization", "name": author.name}
-    entry: dict[str, Any] = {
-        "@type": "sc:Person",
-        "name": f"{author.given_names} {author.family_names}".strip(),
-    }
-    if author.orcid:
-        entry["identifier"] = author.orcid
-    if author.affiliation:
-        entry["affiliation"] = {"@type": "sc:Organization", "name": author.affiliation}
-    if author.email:
-        entry["email"] = author.email
-    return entry
 
 
 #: Croissant 1.0's JSON-LD context, as its specification gives it.

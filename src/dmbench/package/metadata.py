@@ -274,7 +274,8 @@ def citation_cff(citation: Citation, description: str = DESCRIPTION) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _codemeta_author(author: Person) -> dict[str, Any]:
+def schema_org_author(author: Person) -> dict[str, Any]:
+    """The author as a schema.org Person or Organization (codemeta and Croissant use both)."""
     if not author.is_person:
         return {"@type": "Organization", "name": author.name}
     entry: dict[str, Any] = {
@@ -309,7 +310,7 @@ def codemeta(citation: Citation, description: str = DESCRIPTION) -> dict[str, An
         "programmingLanguage": "Python",
         "runtimePlatform": "Python >=3.11,<3.14",
         "keywords": list(KEYWORDS),
-        "author": [_codemeta_author(a) for a in citation.authors],
+        "author": [schema_org_author(a) for a in citation.authors],
         "referencePublication": _doi_url(PAPER_DOI),
         "softwareRequirements": requirements(),
     }
