@@ -409,3 +409,21 @@ def test_check_names_the_way_out_of_an_archive_that_is_not_a_zip(tmp_path) -> No
     (tmp_path / "x.zip").write_bytes(b"not a zip")
     result = CliRunner().invoke(main, ["check", str(tmp_path / "x.zip")])
     assert result.exit_code == 1 and "neither a package folder nor a zip file" in result.output
+
+
+def test_every_nltk_file_metrik4_opens_is_pinned() -> None:
+    from dmbench.metrics.nltk_data import READ_FILES, RESOURCES
+    from dmbench.metrics.nltk_pins import NLTK_PINS
+
+    opened = {f"{RESOURCES[package]}/{name}" for package, names in READ_FILES.items() for name in names}
+    assert set(NLTK_PINS) == opened
+
+
+@pytest.mark.needs_shared
+def test_the_pins_are_the_reference_copy() -> None:
+    """Regenerate from ../shared/nltk_data (sha256sum of each file) if NLTK's data changes."""
+    from conftest import SHARED
+
+    from dmbench.metrics.nltk_pins import NLTK_PINS
+
+    assert {rel: _sha256(SHARED / "nltk_data" / rel) for rel in NLTK_PINS} == dict(NLTK_PINS)

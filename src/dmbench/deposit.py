@@ -28,7 +28,7 @@ from dmbench import atomic
 from dmbench._version import __version__
 from dmbench.errors import PackageError
 from dmbench.hashing import file_sha256
-from dmbench.metrics.nltk_data import find_read_files, find_wordnet_license
+from dmbench.metrics.nltk_data import RESOURCES, find_read_files, find_wordnet_license
 from dmbench.metrics.nltk_pins import refuse_unpinned
 from dmbench.package import validate_package
 from dmbench.package.about import (
@@ -82,6 +82,12 @@ CODE_ZIP = f"dmbench-{__version__}-code.zip"
 METADATA_FILE = "zenodo-metadata.json"
 WORDNET_LICENSE = f"{LICENSES_DIR}/WordNet-3.0.LICENSE"
 ERRATA_PATH = "docs/errata.md"
+NLTK_SOURCE = {
+    "title": f"NLTK data ({', '.join(RESOURCES)}): the files of {PACKAGE_NLTK_DIR}/, each with "
+    "the sha256 pinned in dmbench.metrics.nltk_pins; WordNet 3.0 under its licence in "
+    f"{LICENSES_DIR}/",
+    "path": "https://www.nltk.org/nltk_data/",
+}
 DOI_PATTERN = re.compile(r"^10\.\d{4,9}/\S+$")
 
 
@@ -236,6 +242,7 @@ def stage_package(package_dir: Path, staging: Path, release: Release) -> None:
         citation=release.citation,
         build={"dmbench_version": __version__, "commit": release.commit},
         root_files=ABOUT_FILES,
+        sources=[NLTK_SOURCE],
     )
     staged = validate_package(staging)
     if not staged.valid:

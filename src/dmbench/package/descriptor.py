@@ -207,20 +207,22 @@ def write_descriptor(
     citation: Citation | None = None,
     build: dict[str, str] | None = None,
     root_files: Iterable[str] = (),
+    sources: Sequence[dict[str, str]] = (),
 ) -> dict[str, Any]:
     """Rewrite the files table and ``datapackage.json`` from what is on disk now; the
     description is counted from the package's tables.
 
     A deposit adds its ``tables`` (the published results, each with its schema under
     ``schemas/``), the deposit ``folders`` it carries, the ``licenses`` of what they hold, the
-    reserved ``doi``, the ``citation`` it credits, the ``build`` (dmbench version and commit)
+    reserved ``doi``, the ``sources`` of its extra data, the ``citation`` it credits, the
+    ``build`` (dmbench version and commit)
     and the ``root_files`` beside the descriptor (README, citation, errata, Croissant); a
     package in a checkout has none of them.
     """
     package_dir = Path(package_dir)
     write_files_table(package_dir, folders, [spec.path for spec in tables], root_files)
     description = describe(package_facts(package_dir))
-    descriptor = package_header(doi, licenses, description, citation)
+    descriptor = package_header(doi, licenses, description, citation, sources)
     if build:
         descriptor["dmbench_build"] = build
     descriptor["resources"] = [

@@ -166,10 +166,11 @@ def package_header(
     licenses: Sequence[dict[str, str]] = (),
     description: str = DESCRIPTION,
     citation: Citation | None = None,
+    sources: Sequence[dict[str, str]] = (),
 ) -> dict[str, Any]:
     """The top of ``datapackage.json`` (resources are added by the build); a deposit gives its
-    reserved ``doi``, the ``licenses`` of the extra data it carries, the description counted
-    from its package and the ``citation`` whose authors it credits."""
+    reserved ``doi``, the ``licenses`` and ``sources`` of the extra data it carries, the
+    description counted from its package and the ``citation`` whose authors it credits."""
     authors = (citation or Citation()).authors
     return {
         "$schema": "https://datapackage.org/profiles/2.0/datapackage.json",
@@ -196,7 +197,7 @@ def package_header(
             *(_contributor(author) for author in authors),
             {"title": "Vasiliy Seibert", "roles": ["author of the upstream benchmark and metric"]},
         ],
-        "sources": package_sources(),
+        "sources": [*package_sources(), *sources],
     }
 
 
