@@ -406,11 +406,12 @@ def validate_package(package_dir: Path) -> Report:
     package_dir = Path(package_dir)
     if package_dir.is_file():
         with opened_package(package_dir) as folder:
-            return _validate(folder, str(package_dir))
+            return _validate(folder, str(package_dir), extracted=True)
     return _validate(package_dir, str(package_dir / DESCRIPTOR))
 
 
-def _validate(package_dir: Path, label: str) -> Report:
+def _validate(package_dir: Path, label: str, extracted: bool = False) -> Report:
+    """``extracted``: the folder is a zip's temporary extraction, never named in a message."""
     settle_interrupted_swap(package_dir)
     report = Report(label)
     if not (package_dir / DESCRIPTOR).is_file():
@@ -429,5 +430,5 @@ def _validate(package_dir: Path, label: str) -> Report:
             check(package_dir, report=report)
         except (OSError, KeyError, ValueError, csv.Error, PackageError) as exc:
             said = exc.one_line() if isinstance(exc, PackageError) else f"{type(exc).__name__}: {exc}"
-            report.add("unreadable", said.replace(f"{package_dir}/", ""), label)
+            report.add("unreadable", said.replace(f"{package_dir}/", "") if extracted else said, label)
     return report
