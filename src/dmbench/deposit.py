@@ -4,11 +4,13 @@ A deposit is four files: the data package as a zip with ``datapackage.json`` at 
 ``frictionless validate`` reads every table inside it), the committed tree at HEAD as a code
 zip, the metadata for Zenodo's API and a ``SHA256SUMS`` list. The package zip carries what
 checking it needs offline besides the code: the published tables as tabular resources with
-Table Schemas, the NLTK data subset metrik-4 reads with the WordNet licence, and every file's
-hash. Two builds from one commit are byte-identical (see :mod:`dmbench.package.archive`).
+Table Schemas, the NLTK data subset metrik-4 reads (each file pinned by sha256) with the
+WordNet licence, the files that explain it to whoever unzips it (:mod:`dmbench.package.about`)
+and every file's hash. The code zip's metadata files carry the deposit's DOI. Two builds from
+one commit are byte-identical (see :mod:`dmbench.package.archive`).
 
-A release refuses a dirty tree or a placeholder DOI; ``draft`` builds anyway, for trying
-things out. The upload creates (or versions) a Zenodo draft, takes the DOI Zenodo reserved
+A release refuses a dirty tree, a placeholder DOI or a ``CITATION.cff`` that names no person;
+``draft`` builds anyway, for trying things out. The upload creates (or versions) a Zenodo draft, takes the DOI Zenodo reserved
 for it, builds with that DOI, uploads and checks every file; a person publishes the draft.
 """
 
@@ -223,12 +225,14 @@ def stage_package(package_dir: Path, staging: Path, release: Release) -> None:
             f"the package in {package_dir} does not validate:\n" + report.render(),
             hint="`dmbench reproduce` rebuilds, re-scores and re-validates it",
         )
-    for name in PACKAGE_FOLDERS:
-        shutil.copytree(package_dir / name, staging / name, ignore=shutil.ignore_patterns(".*"))
+    for name in PACKAGE_FOLDERS:  # links are copied as links, for the staged check to refuse
+        shutil.copytree(
+            package_dir / name, staging / name, symlinks=True, ignore=shutil.ignore_patterns(".*")
+        )
     install_schemas(staging)  # the schemas of the code the deposit archives
     folders = [RESULTS_DIR, PACKAGE_NLTK_DIR]
     if (package_dir / REPORT_DIR).is_dir():  # the main job's HTML report, shipped as built
-        shutil.copytree(package_dir / REPORT_DIR, staging / REPORT_DIR)
+        shutil.copytree(package_dir / REPORT_DIR, staging / REPORT_DIR, symlinks=True)
         folders.append(REPORT_DIR)
     licence = _nltk_data(package_dir, staging)
     tables = _results_resources(staging)
