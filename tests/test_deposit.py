@@ -27,6 +27,7 @@ from dmbench.cli import main
 from dmbench.deposit import CODE_ZIP, METADATA_FILE, PACKAGE_ZIP, SUMS_FILE, build_deposit
 from dmbench.errors import MissingPrerequisiteError, PackageError
 from dmbench.package.archive import Member, extract_zip, zip_bytes
+from dmbench.package.metadata import read_citation, rendered_files
 
 
 def _sha256(path: Path) -> str:
@@ -319,6 +320,10 @@ def test_the_doi_reaches_every_metadata_file_of_both_zips(package, tmp_path) -> 
     assert f'doi: "{doi}"' in _member(tmp_path / CODE_ZIP, code + "CITATION.cff")
     codemeta = json.loads(_member(tmp_path / CODE_ZIP, code + "codemeta.json"))
     assert codemeta["identifier"] == f"https://doi.org/{doi}"
+    with zipfile.ZipFile(tmp_path / CODE_ZIP) as archive:  # as `dmbench metadata` renders them
+        archive.extractall(tmp_path / "code")
+    for name, text in rendered_files(read_citation(tmp_path / "code" / code)).items():
+        assert (tmp_path / "code" / code / name).read_text("utf-8") == text, name
     assert f'doi: "{doi}"' in _member(tmp_path / PACKAGE_ZIP, "CITATION.cff")
     assert json.loads(_member(tmp_path / PACKAGE_ZIP, "datapackage.json"))["id"].endswith(doi)
     assert json.loads(_member(tmp_path / PACKAGE_ZIP, "croissant.json"))["citeAs"].endswith(doi)

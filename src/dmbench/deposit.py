@@ -276,10 +276,11 @@ def zenodo_metadata(
     return {"metadata": metadata}
 
 
-def _code_members(repo: Path, citation: Citation, description: str) -> list[Member]:
-    """The committed tree, its metadata files rendered with the deposit's DOI."""
+def _code_members(repo: Path, citation: Citation) -> list[Member]:
+    """The committed tree, its metadata files rendered with the deposit's DOI (and nothing
+    else changed, so ``dmbench metadata`` run there finds them up to date)."""
     prefix = f"dmbench-{__version__}/"
-    rendered = {prefix + name: text for name, text in rendered_files(citation, description).items()}
+    rendered = {prefix + name: text for name, text in rendered_files(citation).items()}
     members = [m for m in committed_tree(repo, prefix) if m.name not in rendered]
     return members + [Member(name, text.encode("utf-8")) for name, text in rendered.items()]
 
@@ -315,7 +316,7 @@ def build_deposit(
     atomic.write_bytes(package_zip, zip_bytes(members, epoch))
     _check_zip(package_zip)
     code_zip = out_dir / CODE_ZIP
-    atomic.write_bytes(code_zip, zip_bytes(_code_members(repo, citation, description), epoch))
+    atomic.write_bytes(code_zip, zip_bytes(_code_members(repo, citation), epoch))
     metadata = out_dir / METADATA_FILE
     atomic.write_json(metadata, zenodo_metadata(citation, epoch, description, doi))
     sums = out_dir / SUMS_FILE
