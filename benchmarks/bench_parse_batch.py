@@ -15,8 +15,8 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from dmbench import paths
 from dmbench.cli import main as dmbench
+from dmbench.core import paths
 from dmbench.plantuml import READINGS
 from dmbench.sources.published import output_rows, reference_rows
 

@@ -12,9 +12,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from dmbench import paths
+from dmbench.core import paths
+from dmbench.flows.reproduce import reproduce
 from dmbench.metrics import scoring
-from dmbench.reproduce import reproduce
 
 
 def main() -> None:

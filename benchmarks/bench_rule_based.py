@@ -14,9 +14,9 @@ import statistics
 import time
 from pathlib import Path
 
-from dmbench import paths
 from dmbench.candidates import Record
 from dmbench.candidates.rule_based import RuleBasedCandidate
+from dmbench.core import paths
 from dmbench.sources.records import records_from_sources
 
 

@@ -32,7 +32,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from work_count import python_lines  # noqa: E402
 
-from dmbench.llm.candidate import extract_plantuml
+from dmbench.llm.llm_candidate import extract_plantuml
 from dmbench.metrics import score_benchmark
 from dmbench.plantuml import ParseError, parse, validate
 

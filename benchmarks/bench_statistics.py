@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 import time
 
-from dmbench import paths
+from dmbench.core import paths
 from dmbench.metrics import PUBLISHED_METRIC, STANDARD_METRIC
 from dmbench.sources.study import study_pairs
 from dmbench.tables.agreement import published_rows, study_claims

@@ -13,10 +13,10 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from dmbench.flows.changes import score_runs
 from dmbench.metrics import METRICS, PUBLISHED_METRIC
 from dmbench.package import build
 from dmbench.runs.verify import VerifyReport, verify
-from dmbench.workflows import score_runs
 
 UPSTREAM = Path(__file__).resolve().parents[2] / "shared" / "upstream"
 

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from test_package import _tree_digest, built, package_copy
 
 from dmbench.cli import main
-from dmbench.csvio import read_csv
+from dmbench.core.csvio import read_csv
 from dmbench.errors import PackageError
 
 __all__ = ["built", "package_copy"]  # fixtures shared with test_package

@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from work_count import python_lines
 
-from dmbench.llm.candidate import extract_plantuml
+from dmbench.llm.llm_candidate import extract_plantuml
 from dmbench.plantuml import Attribute, ParseError, parse, validate
 
 GUARD_SECONDS = 20

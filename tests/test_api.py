@@ -8,7 +8,8 @@ import re
 from pathlib import Path
 
 import pytest
-from results_support import built_package
+from fake_ollama import DIGEST, MODEL, diagram_reply, judge_reply
+from results_support import built_package, copy_package
 
 import dmbench
 from dmbench.metrics import compute
@@ -24,14 +25,35 @@ def _python_api_section() -> str:
     return blocks[0]
 
 
-def test_readme_python_api_section_runs_as_written(monkeypatch):
-    monkeypatch.chdir(built_package())
+def test_readme_python_api_section_runs_as_written(monkeypatch, tmp_path, fake_ollama):
+    """The session as written, its Ollama server the scripted one: generate -> score -> tables."""
+    monkeypatch.chdir(copy_package(tmp_path / "package"))
+    monkeypatch.setenv("OLLAMA_HOST", fake_ollama.url)
+    fake_ollama.models["glm-5.1:cloud"] = DIGEST
+    fake_ollama.responder = diagram_reply
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed):
         exec(compile(_python_api_section(), "README.md#python-api", "exec"), {})
     lines = printed.getvalue().splitlines()
     assert lines[0] == "{'ds1': 45, 'ds2': 8}"
     assert "True" in lines
+    assert lines[-2:] == ["['rule_based', 'chen', 'calamo']", "calamo glm-5.1:cloud 1"]
+    assert len(fake_ollama.chats()) == 8  # one call per ds2 record
+
+
+def test_package_judge_drives_a_panel_against_the_scripted_server(tmp_path, fake_ollama):
+    package = dmbench.Package(copy_package(tmp_path / "package"))
+    fake_ollama.responder = diagram_reply
+    (run,) = package.generate("calamo", model=MODEL, dataset="ds2", hosts=[fake_ollama.url])
+    fake_ollama.responder = judge_reply(6, 8)
+    judged = package.judge([MODEL], runs=[run.info.run_id], hosts=[fake_ollama.url])
+    assert judged.info["totals"] == {"n_instances": 8, "n_failed": 0, "n_empty_generated": 0}
+    (row,) = package.leaderboard()
+    assert (row["candidate"], row["judge"], row["n"]) == ("calamo", MODEL, 8)
+    shown_both_ways = {round(6 / 14, 9), round(8 / 14, 9), 0.5}  # the seeded order decides
+    assert {round(r["s_final"], 9) for r in judged.rows()} <= shown_both_ways
+    with pytest.raises(dmbench.errors.OptionError, match="given twice"):
+        package.judge([MODEL, MODEL], runs=[run.info.run_id], hosts=[fake_ollama.url])
 
 
 def test_public_names_are_exactly_the_documented_ones():
@@ -41,6 +63,7 @@ def test_public_names_are_exactly_the_documented_ones():
         "ParseError",
         "UnknownNameError",
         "__version__",
+        "candidates",
         "parse",
         "score_pair",
     }
@@ -66,10 +89,11 @@ def test_package_tables_are_plain_dataframes():
 
 
 @pytest.mark.needs_nltk
-def test_parse_reads_compat_by_default_and_score_pair_scores_strings():
+def test_parse_reads_standard_by_default_as_everywhere_and_score_pair_scores_strings():
     text = "@startuml\nclass Customer {\n  -name: String\n}\nclass Order\n@enduml\n"
-    assert dmbench.parse(text) == parse_any_reading(text, "compat")
-    assert dmbench.parse(text) != dmbench.parse(text, "standard")
+    assert dmbench.parse(text) == parse_any_reading(text) == parse_any_reading(text, "standard")
+    assert dmbench.parse(text, "compat") == parse_any_reading(text, "compat")
+    assert dmbench.parse(text) != dmbench.parse(text, "compat")
     other = "@startuml\nclass Client {\n  name: String\n}\n@enduml\n"
     assert dmbench.score_pair(text, other) == compute(text, other, "metrik-4")
     assert dmbench.score_pair(text, other) != compute(text, other, "metrik-4-standard")

@@ -24,10 +24,10 @@ from results_support import standard_scored_package
 
 from dmbench._version import __version__
 from dmbench.cli import main
-from dmbench.deposit import CODE_ZIP, METADATA_FILE, PACKAGE_ZIP, SUMS_FILE, build_deposit
 from dmbench.errors import MissingPrerequisiteError, PackageError
 from dmbench.package.archive import Member, extract_zip, zip_bytes
 from dmbench.package.metadata import read_citation, rendered_files
+from dmbench.release.deposit import CODE_ZIP, METADATA_FILE, PACKAGE_ZIP, SUMS_FILE, build_deposit
 
 
 def _sha256(path: Path) -> str:

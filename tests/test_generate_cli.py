@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from results_support import copy_package
 
 from dmbench.candidates.rule_based import candidate as candidate_module
-from dmbench.candidates.rule_based.model import MISSING_HINT
+from dmbench.candidates.rule_based.spacy_model import MISSING_HINT
 from dmbench.cli import main
 from dmbench.package import validate_package
 from dmbench.runs.store import list_runs

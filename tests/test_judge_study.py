@@ -21,7 +21,7 @@ from fake_ollama import Reply
 
 from dmbench.cli import main
 from dmbench.judge import list_judge_runs
-from dmbench.judge.study import study_pairs
+from dmbench.judge.study_run import study_pairs
 from dmbench.package.tables import JUDGE_STUDY_PATH
 from dmbench.sources.records import records_from_sources
 

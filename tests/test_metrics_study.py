@@ -17,8 +17,8 @@ from conftest import read_jsonl, score_pairs_from_shell
 from results_support import copy_package
 
 from dmbench.cli import main
+from dmbench.core.hashing import sha256_text
 from dmbench.errors import MetricError
-from dmbench.hashing import sha256_text
 from dmbench.metrics import EMPTY_GENERATED_MODEL, SCORE_NAMES, get_metric, score_benchmark_many
 from dmbench.metrics._contract import ContractViolation
 from dmbench.package import load_records, validate_package

@@ -16,7 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from dmbench.cli import main
-from dmbench.csvio import read_csv, write_csv
+from dmbench.core.csvio import read_csv, write_csv
 from dmbench.errors import PackageError, SourceError
 from dmbench.metrics import METRICS
 from dmbench.package import build, load_records, validate_package

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from results_support import built_package
 
+from dmbench.core.hashing import sha256_text
 from dmbench.errors import MissingPrerequisiteError
-from dmbench.hashing import sha256_text
 from dmbench.package import load_records
 from dmbench.render import PLANTUML_VERSION, cache_dir_for, render_diagrams
 from dmbench.render.plantuml import JAVA_HINT, NO_JAVA, RenderError

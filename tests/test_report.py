@@ -19,7 +19,7 @@ from fake_ollama import judge_reply
 from results_support import standard_scored_package
 
 from dmbench.cli import main
-from dmbench.hashing import sha256_text
+from dmbench.core.hashing import sha256_text
 from dmbench.metrics import PUBLISHED_METRIC, STANDARD_METRIC
 from dmbench.report import build_site, check_site
 from dmbench.runs.scores import read_scores, write_scores

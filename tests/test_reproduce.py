@@ -7,7 +7,8 @@ from pathlib import Path
 
 from archive_server import ArchiveServer, served
 
-from dmbench import paths, reproduce
+from dmbench.core import paths
+from dmbench.flows import reproduce
 from dmbench.sources import fetch, verify_all
 
 

@@ -10,11 +10,11 @@ from results_support import copy_package
 
 from dmbench.cli import main
 from dmbench.errors import UnknownNameError
+from dmbench.flows.changes import score_runs
 from dmbench.package import validate_package
 from dmbench.runs.scores import read_scores
 from dmbench.runs.store import list_runs
 from dmbench.tables import results_tables
-from dmbench.workflows import score_runs
 
 pytestmark = pytest.mark.needs_shared  # builds or reads from ../shared/upstream
 

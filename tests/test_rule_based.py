@@ -14,17 +14,17 @@ from dmbench.candidates import Record, get_candidate
 from dmbench.candidates.rule_based import RuleBasedCandidate
 from dmbench.candidates.rule_based import candidate as candidate_module
 from dmbench.candidates.rule_based.emit import postprocess, raw_plantuml
-from dmbench.candidates.rule_based.model import (
-    EXCLUDED_PIPES,
-    MISSING_HINT,
-    UPSTREAM_MISSING_ERROR,
-    load_model,
-)
 from dmbench.candidates.rule_based.pipeline import (
     Relations,
     candidate_classes,
     extract,
     preprocess,
+)
+from dmbench.candidates.rule_based.spacy_model import (
+    EXCLUDED_PIPES,
+    MISSING_HINT,
+    UPSTREAM_MISSING_ERROR,
+    load_model,
 )
 
 EMPTY = "@startuml\n\n\n\n@enduml\n"

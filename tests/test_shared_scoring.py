@@ -6,13 +6,13 @@ from __future__ import annotations
 import pytest
 from results_support import copy_package
 
+from dmbench.flows.changes import score_runs
 from dmbench.metrics import PUBLISHED_METRIC, STANDARD_METRIC
 from dmbench.package import load_records
-from dmbench.runs import scoring
+from dmbench.runs import rescoring as scoring
+from dmbench.runs.rescoring import rescore, select_runs
 from dmbench.runs.scores import read_scores
-from dmbench.runs.scoring import rescore, select_runs
 from dmbench.runs.verify import verify
-from dmbench.workflows import score_runs
 
 RULE_BASED_DS2 = [f"rule_based__no-llm__ds2__run{i}" for i in (1, 2, 3)]
 

@@ -154,7 +154,8 @@ def test_the_main_jobs_failed_download_names_the_offline_way(tmp_path, monkeypat
     """No sources beside the checkout and no archive server: the error says --sources."""
     from functools import partial
 
-    from dmbench import paths, reproduce
+    from dmbench.core import paths
+    from dmbench.flows import reproduce
     from dmbench.sources.fetch import fetch
 
     cache = tmp_path / "cache"

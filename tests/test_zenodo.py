@@ -15,8 +15,8 @@ from results_support import standard_scored_package
 
 from dmbench.cli import main
 from dmbench.cli.commands_deposit import API_URL_ENV
-from dmbench.deposit import METADATA_FILE, PACKAGE_ZIP
 from dmbench.package.zenodo import TOKEN_ENV, ZenodoClient, ZenodoError
+from dmbench.release.deposit import METADATA_FILE, PACKAGE_ZIP
 
 
 @pytest.fixture

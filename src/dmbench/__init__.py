@@ -4,8 +4,9 @@ The public API (see the README's "Python API")::
 
     import dmbench
     package = dmbench.Package(".")      # records(), runs(), outputs(), scores(), validate(), ...
-    dmbench.parse(text)                 # PlantUML -> Diagram, as the published metric read it
+    dmbench.parse(text)                 # PlantUML -> Diagram (``reading="compat"``: as metrik-4)
     dmbench.score_pair(reference, generated)
+    dmbench.candidates()                # the candidates' specs: name, upstream name, options ...
 
 ``Package``, ``parse`` and ``score_pair`` are loaded on first use (PEP 562), so that importing
 one stage (``import dmbench.plantuml``) does not also load pandas, frictionless, the LLM client
@@ -28,12 +29,15 @@ __all__ = [
     "ParseError",
     "UnknownNameError",
     "__version__",
+    "candidates",
     "parse",
     "score_pair",
 ]
 
 
 def __getattr__(name: str) -> Any:
+    if name == "candidates":
+        return importlib.import_module("dmbench.candidates")
     if name in _API:
         return getattr(importlib.import_module("dmbench.api"), name)
     raise AttributeError(f"module 'dmbench' has no attribute {name!r}")

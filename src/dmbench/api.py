@@ -7,19 +7,30 @@ the package's own column names and a plain range index, read fresh on every call
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
-from dmbench import paths
-from dmbench.check import CheckReport
-from dmbench.check import check as check_package
-from dmbench.deposit import Deposit, build_deposit
-from dmbench.judge import leaderboard_rows
+from dmbench.core import paths
+from dmbench.flows.changes import (
+    ScoringResult,
+    build_candidate,
+    generate_dataset_runs,
+    judge_own_pairs,
+    judge_package,
+    make_judges,
+    score_runs,
+)
+from dmbench.flows.reproduce import reproduce as run_pipeline
+from dmbench.judge import JUDGE, JudgeOptions, leaderboard_rows
+from dmbench.judge.runs import CONTROLS, JudgeRun
+from dmbench.judge.runs import Progress as JudgeProgress
 from dmbench.metrics import DEFAULT_METRIC, Scores, compute
 from dmbench.package import BuildResult, Report, load_records, require_package, validate_package
 from dmbench.package import build as build_package
+from dmbench.package.descriptor import DESCRIPTOR
+from dmbench.package.metadata import write_metadata
 from dmbench.package.tables import (
     JUDGEMENTS_PATH,
     OUTPUTS_PATH,
@@ -28,13 +39,29 @@ from dmbench.package.tables import (
     TABLE_FIELDS,
     run_table_rows,
 )
-from dmbench.plantuml import Diagram
+from dmbench.package.zenodo import API_URLS, TOKEN_ENV, ZenodoClient
+from dmbench.plantuml import DEFAULT_READING, Diagram
 from dmbench.plantuml import parse as parse_reading
+from dmbench.plantuml._quirks import quirk_cost, to_csv, to_markdown
+from dmbench.release.check import CheckReport
+from dmbench.release.check import check as check_package
+from dmbench.release.deposit import Deposit, build_deposit, upload_deposit
+from dmbench.render import LAYOUT, PLANTUML_VERSION, cache_dir_for, render_diagrams
+from dmbench.report import build_site
+from dmbench.report.data import package_diagrams
+from dmbench.runs.generate import Progress as GenerateProgress
+from dmbench.runs.jobs import generate_records, read_records_file
+from dmbench.runs.store import Run
 from dmbench.runs.verify import VerifyReport
 from dmbench.runs.verify import verify as verify_runs
-from dmbench.sources.records import RECORD_FIELDS
-from dmbench.tables.render import TableSet, build_tables
-from dmbench.workflows import ScoringResult, score_runs
+from dmbench.sources import DEFAULT_BASE_URL, fetch
+from dmbench.sources.published import output_rows, reference_rows
+from dmbench.sources.records import ALL_DATASETS, DATASET_CHOICES, RECORD_FIELDS
+from dmbench.tables import SCORE_SOURCES
+from dmbench.tables.agreement import agreement_csv, agreement_markdown, agreement_table
+from dmbench.tables.errata import write_errata
+from dmbench.tables.leaderboard_files import write_leaderboard as write_leaderboard_file
+from dmbench.tables.render import TableSet, build_tables, write_tables
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -85,6 +112,87 @@ class Package:
         """One row per judge-model judgement of an output (``data/judgements.csv``)."""
         return self._run_table(JUDGEMENTS_PATH)
 
+    def generate(
+        self,
+        candidate: str,
+        model: str | None = None,
+        dataset: str = ALL_DATASETS,
+        runs: int = 1,
+        hosts: Sequence[str] = (),
+        offline: bool = False,
+        workers: int = 1,
+        on_output: GenerateProgress | None = None,
+        **options: Any,
+    ) -> list[Run]:
+        """Runs 1..``runs`` of ``candidate`` on ``dataset`` (``all``: both), resumed where stored.
+
+        ``options`` are the candidate's generation settings (``dmbench.candidates()`` lists them
+        with upstream's defaults); each one given becomes part of the run's settings and id."""
+        system = build_candidate(self.path, candidate, model, hosts, offline, workers, **options)
+        return generate_dataset_runs(self.path, system, dataset, runs, on_output)
+
+    def generate_records(
+        self,
+        candidate: str,
+        records: IO[bytes] | IO[str],
+        source: str = "<records>",
+        model: str | None = None,
+        hosts: Sequence[str] = (),
+        offline: bool = False,
+        workers: int = 1,
+        **options: Any,
+    ) -> Iterator[dict[str, Any]]:
+        """``candidate`` on your own JSON-lines records (``{"id", "text"}``), nothing stored:
+        one ``{"id", "generated", "failed", "error"}`` per record, in order."""
+        system = build_candidate(self.path, candidate, model, hosts, offline, workers, **options)
+        return generate_records(system, read_records_file(records, source=source))
+
+    def judge(
+        self,
+        models: Sequence[str],
+        runs: Sequence[str] = (),
+        canonical: bool = False,
+        study: bool = False,
+        sources: PathLike | None = None,
+        hosts: Sequence[str] = (),
+        options: JudgeOptions = JUDGE.options,
+        criteria: PathLike | None = None,
+        control: str | None = None,
+        workers: int = 1,
+        timeout: float = JUDGE.timeout,
+        offline: bool = False,
+        retry_failed: bool = False,
+        on_start: Callable[[JudgeRun, int], None] | None = None,
+        on_row: JudgeProgress | None = None,
+        on_warning: Callable[[str], None] | None = None,
+    ) -> JudgeRun:
+        """Judge the outputs of stored ``runs`` (or every ``canonical`` run, or the metric
+        ``study``'s 39 pairs) with judge ``models`` into a judge run, resumed where stored.
+
+        ``options`` (seed, both orders, num_predict, num_ctx, think) hold the judge's defaults;
+        ``criteria`` is a criteria file (default: dmbench's criteria-v1.json)."""
+        judges = make_judges(self.path, models, _path(criteria), options, hosts, timeout, offline)
+        return judge_package(self.path, judges, runs, canonical, study, _path(sources), control,
+                             workers, retry_failed, on_start, on_row, on_warning)  # fmt: skip
+
+    def judge_pairs(
+        self,
+        models: Sequence[str],
+        pairs: IO[bytes] | IO[str],
+        source: str = "<pairs>",
+        hosts: Sequence[str] = (),
+        options: JudgeOptions = JUDGE.options,
+        criteria: PathLike | None = None,
+        control: str | None = None,
+        workers: int = 1,
+        timeout: float = JUDGE.timeout,
+        offline: bool = False,
+    ) -> Iterator[dict[str, Any]]:
+        """Judge your own JSON-lines pairs (``{"id", "text", "reference", "generated"}``),
+        nothing stored: one result per pair, in input order (the package holds the cache)."""
+        judges = make_judges(self.path, models, _path(criteria), options, hosts, timeout, offline)
+        return judge_own_pairs(judges, pairs, source, control, workers)
+
     def leaderboard(self, judge: str | None = None) -> list[dict[str, Any]]:
         """The judge leaderboard's rows (every judge run, or run ``judge``), as plain dicts."""
         return leaderboard_rows(require_package(self.path), judge)
@@ -124,11 +232,67 @@ class Package:
         return _frame(rows, TABLE_FIELDS[path])
 
 
-def parse(text: str, reading: str = "compat") -> Diagram:
-    """Read PlantUML; ``compat`` (the default here) reads it as the published metric did."""
+def _path(path: PathLike | None) -> Path | None:
+    return Path(path) if path is not None else None
+
+
+def write_leaderboard(rows: list[dict[str, Any]], out: PathLike, fmt: str) -> Path:
+    """``leaderboard.md`` (``fmt="md"``) or ``leaderboard.csv`` in ``out`` from the rows."""
+    return write_leaderboard_file(rows, Path(out), fmt)
+
+
+def quirk_tables(sources: PathLike | None = None) -> tuple[str, str]:
+    """What the compat reading loses against the standard one over the published references
+    and outputs, per dataset and candidate: (CSV, Markdown), as ``dmbench quirks`` writes them."""
+    chosen = Path(sources) if sources is not None else paths.default_sources_dir()
+    records = quirk_cost([*reference_rows(chosen), *output_rows(chosen)])
+    return to_csv(records), to_markdown(records)
+
+
+def parse(text: str, reading: str = DEFAULT_READING) -> Diagram:
+    """Read PlantUML as it means it (``standard``); ``compat`` reads it as metrik-4 scored it."""
     return parse_reading(text, reading)
 
 
 def score_pair(reference: str, generated: str, metric: str = DEFAULT_METRIC) -> Scores:
     """The three scores of ``generated`` against ``reference`` (PlantUML strings)."""
     return compute(reference, generated, metric)
+
+
+#: The library API, and below it what the command line uses besides (its one door to the stages).
+__all__ = [
+    "Package",
+    "parse",
+    "quirk_tables",
+    "score_pair",
+    "write_leaderboard",
+    "API_URLS",
+    "CONTROLS",
+    "DATASET_CHOICES",
+    "DEFAULT_BASE_URL",
+    "JUDGE",
+    "DESCRIPTOR",
+    "JudgeOptions",
+    "JudgeRun",
+    "LAYOUT",
+    "PLANTUML_VERSION",
+    "SCORE_SOURCES",
+    "TOKEN_ENV",
+    "ZenodoClient",
+    "agreement_csv",
+    "agreement_markdown",
+    "agreement_table",
+    "build_deposit",
+    "build_site",
+    "cache_dir_for",
+    "check_package",
+    "fetch",
+    "package_diagrams",
+    "render_diagrams",
+    "require_package",
+    "run_pipeline",
+    "upload_deposit",
+    "write_errata",
+    "write_metadata",
+    "write_tables",
+]

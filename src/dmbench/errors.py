@@ -1,10 +1,15 @@
 """The one hierarchy of errors a user can meet; the CLI turns each into one readable line.
 
-Every error dmbench raises on purpose is a ``DmbenchError``; anything else reaching the command
-line is a bug and keeps its traceback. ``hint`` says how to fix the problem, when dmbench knows.
+Every error dmbench raises on purpose is a ``DmbenchError`` defined here, whatever stage raises
+it, so that one module answers "what can go wrong" and ``except dmbench.errors.X`` needs no
+import of the stage; anything else reaching the command line is a bug and keeps its traceback.
+``hint`` says how to fix the problem, when dmbench knows. One condition has one error class
+everywhere (e.g. an unknown run id is an ``UnknownNameError`` for scoring and judging alike).
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 
 class DmbenchError(Exception):
@@ -68,5 +73,82 @@ class UnknownNameError(DmbenchError, LookupError):
     """A candidate, metric, reading, dataset, run, prompt or file name dmbench does not know."""
 
 
+class OptionError(DmbenchError, ValueError):
+    """A setting the chosen candidate does not take (an LLM option for rule_based, ...)."""
+
+
+class DuplicateNameError(DmbenchError, ValueError):
+    """A second candidate (or judge) registered under a name that is taken."""
+
+
 class MissingPrerequisiteError(DmbenchError):
     """A model or data set that a stage needs is not installed (the message says how to fix it)."""
+
+
+class RecordsFileError(InputError):
+    """A ``--records`` file line is not a JSON object with string ``id`` and ``text``."""
+
+    def __init__(self, source: str, line: int, problem: str) -> None:
+        super().__init__(f"{source}, line {line}: {problem}")
+        self.source = source
+        self.line = line
+
+
+class PairsFileError(InputError):
+    """A ``--pairs`` line that is not a pair."""
+
+
+class CriteriaError(InputError):
+    """A criteria file that does not say what a judge run needs."""
+
+
+class ContractViolation(MetricError):
+    """A model failed a metric's precondition (upstream: icontract ``ViolationError``)."""
+
+    def __init__(self, condition: str, diagram: str) -> None:
+        super().__init__(
+            f"{condition} was False "
+            f"(a class or enum name is declared twice in the {diagram} diagram)"
+        )
+        self.condition = condition
+
+
+class BudgetExceeded(MetricError):
+    """metrik-3's common-subgraph search needed more steps than its budget allows."""
+
+    def __init__(self, message: str, budget: int) -> None:
+        super().__init__(message)
+        self.budget = budget
+
+
+class CacheMissError(DmbenchError):
+    """Offline mode needed a reply (or a model digest) that the cache does not hold."""
+
+
+class OllamaUnavailableError(DmbenchError):
+    """No host could say which model digest and server version a run would use."""
+
+
+class ReplyTooLargeError(DmbenchError, ValueError):
+    """A server sent more than a call may read (an endless or runaway reply)."""
+
+
+class ChatError(DmbenchError):
+    """An LLM call that failed for good; ``str()`` is ``<ReportedClass>: <message>``.
+
+    Candidates and the judge record it as the record's failure; only one that escapes them
+    reaches the user."""
+
+    def __init__(self, reported: str, message: str, call: dict[str, Any]) -> None:
+        super().__init__(f"{reported}: {message}")
+        self.reported = reported
+        self.message = message
+        self.call = call
+
+
+class RenderError(DmbenchError):
+    """PlantUML itself failed (not a diagram it rejected, which becomes an error card)."""
+
+
+class ZenodoError(DmbenchError):
+    """A Zenodo API call failed or answered something a release cannot use."""

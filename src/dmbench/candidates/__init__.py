@@ -1,12 +1,22 @@
-"""Candidates: the systems under test, found by name."""
+"""Candidates: the systems under test, each a spec in its own module, found by name.
 
+Adding a candidate is one module that defines it and registers its ``CandidateSpec``, imported
+below. ``dmbench.candidates()`` (this package, called) returns the specs in table order.
+"""
+
+import sys
+import types
+
+from dmbench.candidates import calamo as _calamo  # noqa: F401  (registers)
+from dmbench.candidates import chen as _chen  # noqa: F401  (registers)
 from dmbench.candidates import rule_based as _rule_based  # noqa: F401  (registers)
 from dmbench.candidates.base import (
-    CANDIDATES,
     Candidate,
-    CandidateInfo,
     CandidateOutput,
+    CandidateSpec,
     Record,
+    candidate_spec,
+    candidate_specs,
     generate_many,
     get_candidate,
     register,
@@ -14,14 +24,29 @@ from dmbench.candidates.base import (
 from dmbench.candidates.calamo import Calamo
 from dmbench.candidates.chen import Chen
 
+CANDIDATES: dict[str, CandidateSpec] = {spec.name: spec for spec in candidate_specs()}
+"""The specs by name, in the order the paper's tables list them."""
+
+
+class _Registry(types.ModuleType):
+    """The package is the registry: calling it lists the specs, as ``dmbench.candidates()``."""
+
+    def __call__(self) -> tuple[CandidateSpec, ...]:
+        return candidate_specs()
+
+
+sys.modules[__name__].__class__ = _Registry
+
 __all__ = [
     "CANDIDATES",
     "Calamo",
     "Candidate",
-    "CandidateInfo",
     "CandidateOutput",
+    "CandidateSpec",
     "Chen",
     "Record",
+    "candidate_spec",
+    "candidate_specs",
     "generate_many",
     "get_candidate",
     "register",

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from dmbench.errors import UnknownNameError
+from dmbench.errors import DuplicateNameError, UnknownNameError
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,38 +50,50 @@ def generate_many(candidate: Candidate, records: Iterable[Record]) -> Iterator[C
 
 
 CandidateFactory = Callable[..., Candidate]
-_REGISTRY: dict[str, CandidateFactory] = {}
-
-
-def register(name: str) -> Callable[[CandidateFactory], CandidateFactory]:
-    def decorate(factory: CandidateFactory) -> CandidateFactory:
-        _REGISTRY[name] = factory
-        return factory
-
-    return decorate
 
 
 @dataclass(frozen=True, slots=True)
-class CandidateInfo:
+class CandidateSpec:
+    """Everything dmbench knows of a candidate before building it, defined in its own module.
+
+    ``options`` are the generation settings it takes (constructor keywords) with upstream's
+    defaults; the command line offers them, the API checks against them, the published runs'
+    effective settings are read from them. ``order`` is its place in the paper's tables."""
+
     name: str
+    order: int
+    upstream_name: str
     uses_llm: bool
-    description: str = field(default="")
+    description: str
+    factory: CandidateFactory
+    prompt_files: tuple[str, ...] = ()
+    options: Mapping[str, Any] = field(default_factory=dict)
 
 
-CANDIDATES: dict[str, CandidateInfo] = {
-    "rule_based": CandidateInfo(
-        "rule_based", False, "spaCy heuristics after Abdelnabi et al. 2020"
-    ),
-    "chen": CandidateInfo("chen", True, "two-stage zero-shot after Chen et al. 2023"),
-    "calamo": CandidateInfo("calamo", True, "single-stage zero-shot after Calamo et al."),
-}
-"""In the order the paper's tables list them (``dmbench.sources.published`` maps upstream's)."""
+_REGISTRY: dict[str, CandidateSpec] = {}
 
 
-def get_candidate(name: str, **settings: Any) -> Candidate:
-    """Build a registered candidate by name (``dmbench.candidates`` registers them all)."""
+def register(spec: CandidateSpec) -> CandidateSpec:
+    """Make ``spec`` known by its name; a name already taken is refused, never overwritten."""
+    if spec.name in _REGISTRY:
+        raise DuplicateNameError(f"a candidate named {spec.name!r} is already registered")
+    _REGISTRY[spec.name] = spec
+    return spec
+
+
+def candidate_specs() -> tuple[CandidateSpec, ...]:
+    """Every registered candidate, in the order the paper's tables list them."""
+    return tuple(sorted(_REGISTRY.values(), key=lambda spec: spec.order))
+
+
+def candidate_spec(name: str) -> CandidateSpec:
     if name not in _REGISTRY:
         raise UnknownNameError(
             f"unknown candidate {name!r}; choose one of: {', '.join(sorted(_REGISTRY))}"
         )
-    return _REGISTRY[name](**settings)
+    return _REGISTRY[name]
+
+
+def get_candidate(name: str, **settings: Any) -> Candidate:
+    """Build a registered candidate by name (``dmbench.candidates`` registers them all)."""
+    return candidate_spec(name).factory(**settings)

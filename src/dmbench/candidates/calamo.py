@@ -10,9 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from dmbench.candidates.base import CandidateOutput, Record, register
-from dmbench.llm.candidate import CUT, LLMCandidate, Outcome, extract_plantuml
+from dmbench.candidates.base import CandidateOutput, CandidateSpec, Record, register
 from dmbench.llm.client import ChatError
+from dmbench.llm.llm_candidate import CUT, UPSTREAM_OPTIONS, LLMCandidate, Outcome, extract_plantuml
 from dmbench.plantuml import validate
 
 USER_TEMPLATE = "Transform into plant uml this specification text: {nlt}"
@@ -25,7 +25,6 @@ def user_message(text: str) -> str:
     return USER_TEMPLATE.replace("{nlt}", text)
 
 
-@register("calamo")
 class Calamo(LLMCandidate):
     name = "calamo"
     upstream = "kaiser_zero_shot"
@@ -59,3 +58,17 @@ class Calamo(LLMCandidate):
 
     def generate(self, record: Record) -> CandidateOutput:
         return CandidateOutput(*self.run(record.text))
+
+
+SPEC = register(
+    CandidateSpec(
+        name="calamo",
+        order=3,
+        upstream_name="kaiser_zero_shot",
+        uses_llm=True,
+        description="single-stage zero-shot after Calamo et al.",
+        factory=Calamo,
+        prompt_files=Calamo.prompt_names,
+        options=dict(UPSTREAM_OPTIONS),
+    )
+)

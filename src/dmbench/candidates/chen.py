@@ -10,13 +10,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from dmbench.candidates.base import CandidateOutput, Record, register
-from dmbench.llm.candidate import LLMCandidate, Outcome, extract_plantuml
+from dmbench.candidates.base import CandidateOutput, CandidateSpec, Record, register
 from dmbench.llm.client import ChatError, check_option
+from dmbench.llm.llm_candidate import UPSTREAM_OPTIONS, LLMCandidate, Outcome, extract_plantuml
 from dmbench.plantuml import validate
 
 NO_PUML = "zenodo_zero_shot_stage2_no_puml"
 INVALID = "zenodo_zero_shot_invalid: "
+#: Stage 2 (translation) samples at 0.0 upstream.
+UPSTREAM_TRANSLATE_TEMPERATURE = 0.0
 
 
 def stage1_user(task: str, text: str) -> str:
@@ -24,7 +26,6 @@ def stage1_user(task: str, text: str) -> str:
     return f"USER:\n{task}\n\nUSER:\n{text}"
 
 
-@register("chen")
 class Chen(LLMCandidate):
     name = "chen"
     upstream = "zenodo_zero_shot"
@@ -33,7 +34,7 @@ class Chen(LLMCandidate):
     def __init__(
         self,
         model: str,
-        temperature_translate: float | None = 0.0,
+        temperature_translate: float | None = UPSTREAM_TRANSLATE_TEMPERATURE,
         prompts: Path | None = None,
         **settings: Any,
     ) -> None:
@@ -76,3 +77,21 @@ class Chen(LLMCandidate):
 
     def generate(self, record: Record) -> CandidateOutput:
         return CandidateOutput(*self.run(record.text))
+
+
+SPEC = register(
+    CandidateSpec(
+        name="chen",
+        order=2,
+        upstream_name="zenodo_zero_shot",
+        uses_llm=True,
+        description="two-stage zero-shot after Chen et al. 2023",
+        factory=Chen,
+        prompt_files=Chen.prompt_names,
+        options={
+            **UPSTREAM_OPTIONS,
+            "temperature_translate": UPSTREAM_TRANSLATE_TEMPERATURE,
+            "truncate": True,
+        },
+    )
+)

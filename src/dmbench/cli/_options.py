@@ -1,4 +1,6 @@
-"""What several commands share (options, elapsed time), defined once so they read alike."""
+"""What several commands share (options, elapsed time), defined once so they read alike.
+
+Light to import (click only): every command loads it, ``dmbench parse`` included."""
 
 from __future__ import annotations
 
@@ -6,8 +8,6 @@ import time
 from pathlib import Path
 
 import click
-
-from dmbench.metrics import DEFAULT_METRIC, METRICS
 
 package_option = click.option(
     "--package",
@@ -24,16 +24,6 @@ sources_option = click.option(
     default=None,
     help="Directory with the upstream layout (default: $DMBENCH_SOURCES, ../shared/upstream, "
     "or the fetch cache).",
-)
-
-metric_option = click.option(
-    "--metric",
-    type=click.Choice(list(METRICS)),
-    default=DEFAULT_METRIC,
-    show_default=True,
-    help="metrik-4 reads PlantUML as the published scores did (compat reading); "
-    "metrik-4-standard as PlantUML means it (standard reading); metrik-1, -2, -3 and -5 "
-    "are the metric study's other metrics, read as upstream read them.",
 )
 
 

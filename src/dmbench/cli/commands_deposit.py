@@ -8,12 +8,17 @@ from pathlib import Path
 
 import click
 
-from dmbench import paths
-from dmbench.check import check as check_package
+from dmbench.api import (
+    API_URLS,
+    TOKEN_ENV,
+    ZenodoClient,
+    build_deposit,
+    check_package,
+    upload_deposit,
+)
 from dmbench.cli._options import elapsed, package_option
-from dmbench.deposit import build_deposit, upload_deposit
+from dmbench.core import paths
 from dmbench.errors import MissingPrerequisiteError
-from dmbench.package.zenodo import API_URLS, TOKEN_ENV, ZenodoClient
 
 API_URL_ENV = "DMBENCH_ZENODO_API"
 
@@ -114,6 +119,3 @@ def check(path: Path, sha256: str | None, md5: str | None) -> None:
     click.echo(f"check ({report.seconds:.1f} s)")
     if not report.ok:
         raise SystemExit(1)
-
-
-COMMANDS = [deposit, check]

@@ -10,21 +10,28 @@ from typing import IO, Any
 
 import click
 
-from dmbench import paths
-from dmbench.candidates import CANDIDATES, get_candidate
+import dmbench
+from dmbench.api import DATASET_CHOICES, Package
 from dmbench.cli._options import package_option
-from dmbench.llm import CACHE_DIR
-from dmbench.llm.candidate import CUT
-from dmbench.runs.jobs import generate_records, read_records_file
-from dmbench.sources.prompts import PROMPTS_DIR
-from dmbench.sources.records import DATASET_CHOICES
-from dmbench.workflows import generate_dataset_runs
+from dmbench.core import paths
+from dmbench.errors import OptionError
+
+SPECS = dmbench.candidates()
+UPSTREAM = {name: value for spec in SPECS for name, value in spec.options.items()}
+
+
+def _default(option: str) -> str:
+    """Upstream's value of ``option`` as its help shows it (the specs hold it)."""
+    value = UPSTREAM[option]
+    if isinstance(value, bool):
+        return f"--{option}" if value else f"--no-{option}"
+    return "not sent" if value is None else str(value)
 
 
 @click.command()
 @click.option(
     "--candidate",
-    type=click.Choice(sorted(CANDIDATES)),
+    type=click.Choice([spec.name for spec in SPECS]),
     required=True,
     help="The system under test.",
 )
@@ -49,7 +56,11 @@ from dmbench.workflows import generate_dataset_runs
     show_default=True,
     help="Run indices 1..N per dataset; runs already stored are resumed, not repeated.",
 )
-@click.option("--model", default=None, help="Ollama model of an LLM candidate (chen, calamo).")
+@click.option(
+    "--model",
+    default=None,
+    help=f"Ollama model of an LLM candidate ({', '.join(s.name for s in SPECS if s.uses_llm)}).",
+)
 @click.option(
     "--workers",
     type=click.IntRange(min=1),
@@ -71,42 +82,53 @@ from dmbench.workflows import generate_dataset_runs
 @click.option(
     "--no-truncate",
     is_flag=True,
-    help=f"Deviation (recorded): do not cut LLM replies to {CUT} characters as upstream did.",
+    help="Deviation (recorded): do not cut LLM replies to 2000 characters as upstream did.",
 )
 @click.option(
     "--quiet", is_flag=True, help="No progress bar (it is drawn only when stderr is a terminal)."
 )
 @click.option(
-    "--temperature", type=float, default=None, help="LLM sampling temperature [default: 0.7]."
+    "--temperature",
+    type=float,
+    default=None,
+    help=f"LLM sampling temperature [default: {_default('temperature')}].",
 )
 @click.option(
     "--temperature-translate",
     type=float,
     default=None,
-    help="chen's stage-2 (translation) temperature [default: 0.0].",
+    help="chen's stage-2 (translation) temperature "
+    f"[default: {_default('temperature_translate')}].",
 )
 @click.option(
     "--num-predict",
     type=click.IntRange(min=-2),
     default=None,
-    help="Most tokens an LLM reply may have [default: 1024].",
+    help=f"Most tokens an LLM reply may have [default: {_default('num_predict')}].",
 )
-@click.option("--seed", type=int, default=None, help="LLM sampling seed [default: not sent].")
-@click.option("--top-p", type=float, default=None, help="LLM top_p [default: not sent].")
-@click.option("--top-k", type=int, default=None, help="LLM top_k [default: not sent].")
 @click.option(
-    "--repeat-penalty", type=float, default=None, help="LLM repeat_penalty [default: not sent]."
+    "--seed", type=int, default=None, help=f"LLM sampling seed [default: {_default('seed')}]."
+)
+@click.option(
+    "--top-p", type=float, default=None, help=f"LLM top_p [default: {_default('top_p')}]."
+)
+@click.option("--top-k", type=int, default=None, help=f"LLM top_k [default: {_default('top_k')}].")
+@click.option(
+    "--repeat-penalty",
+    type=float,
+    default=None,
+    help=f"LLM repeat_penalty [default: {_default('repeat_penalty')}].",
 )
 @click.option(
     "--timeout",
     type=click.FloatRange(min=0, min_open=True),
     default=None,
-    help="Seconds an LLM call may take in all, retries included [default: 600, as upstream].",
+    help=f"Seconds an LLM call may take in all, retries included [default: {_default('timeout')}].",
 )
 @click.option(
     "--think/--no-think",
     default=None,
-    help="Let a thinking model think before answering [default: --no-think, as upstream].",
+    help=f"Let a thinking model think before answering [default: {_default('think')}].",
 )
 @package_option
 def generate(
@@ -128,29 +150,31 @@ def generate(
     The generation options (--temperature ... --think) are for the LLM candidates; each one
     given becomes part of the run's settings, hence of its id.
     """
-    package = paths.package_dir(package_dir)
-    settings = _candidate_settings(
-        candidate, package, model, workers, hosts, offline, not no_truncate, generation
-    )
-    if dataset is not None and records_file is None:
-        system = get_candidate(candidate, **settings)
-        progress = None if quiet or not sys.stderr.isatty() else ProgressBar()
-        done = generate_dataset_runs(package, system, dataset, runs, progress)
-        if progress is not None:
-            progress.close()
-        for run in done:
-            totals = run.info.totals
-            click.echo(
-                f"{run.info.run_id}: {totals['n_records']} records, {totals['n_failed']} failed "
-                f"({run.path})"
-            )
-    elif records_file is not None and dataset is None:
-        _reject_for_records(runs=runs > 1 or _given("runs"), quiet=quiet)
-        records = read_records_file(records_file, source=getattr(records_file, "name", "<stdin>"))
-        for row in generate_records(get_candidate(candidate, **settings), records):
-            click.echo(json.dumps(row, ensure_ascii=False))
-    else:
-        raise click.UsageError("give exactly one of --dataset and --records")
+    package = Package(paths.package_dir(package_dir))
+    settings = dict(model=model, hosts=hosts, offline=offline, workers=workers, **generation)
+    settings["truncate"] = False if no_truncate else None
+    try:
+        if dataset is not None and records_file is None:
+            progress = None if quiet or not sys.stderr.isatty() else ProgressBar()
+            done = package.generate(candidate, dataset=dataset, runs=runs, on_output=progress,
+                                    **settings)  # fmt: skip
+            if progress is not None:
+                progress.close()
+            for run in done:
+                totals = run.info.totals
+                click.echo(
+                    f"{run.info.run_id}: {totals['n_records']} records, "
+                    f"{totals['n_failed']} failed ({run.path})"
+                )
+        elif records_file is not None and dataset is None:
+            _reject_for_records(runs=runs > 1 or _given("runs"), quiet=quiet)
+            source = getattr(records_file, "name", "<stdin>")
+            for row in package.generate_records(candidate, records_file, source, **settings):
+                click.echo(json.dumps(row, ensure_ascii=False))
+        else:
+            raise click.UsageError("give exactly one of --dataset and --records")
+    except OptionError as exc:
+        raise click.UsageError(str(exc)) from exc
 
 
 def _given(name: str) -> bool:
@@ -167,49 +191,6 @@ def _reject_for_records(**given: bool) -> None:
             f"{' and '.join(wrong)} {'applies' if len(wrong) == 1 else 'apply'} to --dataset "
             "runs, not to --records"
         )
-
-
-def _candidate_settings(
-    candidate: str,
-    package: Path,
-    model: str | None,
-    workers: int,
-    hosts: tuple[str, ...],
-    offline: bool,
-    truncate: bool,
-    generation: dict[str, Any],
-) -> dict[str, Any]:
-    """Constructor settings from the options; the LLM options mean nothing to rule_based.
-
-    Generation options left out are not passed, so the candidate's (upstream's) defaults hold.
-    """
-    given = {name: value for name, value in generation.items() if value is not None}
-    if not CANDIDATES[candidate].uses_llm:
-        if model or hosts or offline or not truncate or workers > 1 or given:
-            raise click.UsageError(
-                f"--model, --workers, --host, --offline, --no-truncate and the generation "
-                f"options (--temperature, --seed, ...) are for the LLM candidates; {candidate} "
-                "takes none"
-            )
-        return {}
-    if candidate != "chen" and "temperature_translate" in given:
-        raise click.UsageError(
-            f"--temperature-translate is for chen's second stage; {candidate} has one stage"
-        )
-    if not model:
-        raise click.UsageError(f"{candidate} needs --model (an Ollama model, e.g. glm-5.1:cloud)")
-    if candidate == "calamo" and not truncate:
-        raise click.UsageError("--no-truncate is for chen: calamo cuts no reply before extraction")
-    return {
-        "model": model,
-        "workers": workers,
-        "hosts": hosts,
-        "offline": offline,
-        "truncate": truncate,
-        "cache_dir": package / CACHE_DIR,
-        "prompts": package if (package / PROMPTS_DIR).is_dir() else None,
-        **given,
-    }
 
 
 class ProgressBar:
@@ -254,5 +235,3 @@ class ProgressBar:
         if self.label:
             click.echo("", err=True)
         self.label = ""
-
-COMMANDS = [generate]

@@ -11,26 +11,18 @@ from typing import IO
 
 import click
 
-from dmbench import paths
+from dmbench.api import (
+    CONTROLS,
+    JUDGE,
+    JudgeOptions,
+    JudgeRun,
+    Package,
+    write_leaderboard,
+)
 from dmbench.cli._options import elapsed, package_option, sources_option
 from dmbench.cli.commands_generate import ProgressBar
-from dmbench.errors import PackageError
-from dmbench.judge import (
-    Instance,
-    Judge,
-    JudgeOptions,
-    judge_pairs,
-    leaderboard_rows,
-    load_criteria,
-    model_family,
-    read_pairs,
-)
-from dmbench.judge.judging import DEFAULT_NUM_CTX, DEFAULT_NUM_PREDICT
-from dmbench.judge.runs import CONTROLS, JudgeRun, select_judged_runs
-from dmbench.llm import CACHE_DIR, DEFAULT_TIMEOUT, OllamaChat, ResponseCache
-from dmbench.runs.store import Run
-from dmbench.tables.leaderboard import write_leaderboard
-from dmbench.workflows import judge_stored_runs, judge_study
+from dmbench.core import paths
+from dmbench.errors import OptionError, PackageError
 
 
 def _split(values: tuple[str, ...]) -> list[str]:
@@ -75,7 +67,7 @@ def _split(values: tuple[str, ...]) -> list[str]:
     multiple=True,
     help="Ollama server URL; repeat for several (default: $OLLAMA_HOST, else localhost:11434).",
 )
-@click.option("--seed", type=int, default=0, show_default=True,
+@click.option("--seed", type=int, default=JUDGE.options.seed, show_default=True,
               help="Seeds the per-instance order (and the judge's sampling).")
 @click.option("--both-orders", is_flag=True,
               help="Judge each instance in both orders and average; reports position bias.")
@@ -86,19 +78,19 @@ def _split(values: tuple[str, ...]) -> list[str]:
     help="identity: judge each reference against itself (S_final should be 0.5).",
 )
 @click.option("--criteria", "criteria_file", type=click.Path(dir_okay=False, path_type=Path),
-              default=None, help="Criteria file (default: dmbench's criteria-v1.json).")
+              default=None, help=f"Criteria file (default: dmbench's {JUDGE.criteria_file}).")
 @click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
               help="Instances judged at once, spread over the hosts.")
 @click.option("--offline", is_flag=True,
               help="Replay judge replies from the cache only; fail on one it does not hold.")
-@click.option("--think/--no-think", default=False, show_default=True,
+@click.option("--think/--no-think", default=JUDGE.options.think, show_default=True,
               help="Let a thinking judge think before answering.")
-@click.option("--num-predict", type=click.IntRange(min=1), default=DEFAULT_NUM_PREDICT,
+@click.option("--num-predict", type=click.IntRange(min=1), default=JUDGE.options.num_predict,
               show_default=True, help="Most tokens a judge reply may have.")
-@click.option("--num-ctx", type=click.IntRange(min=512), default=DEFAULT_NUM_CTX,
+@click.option("--num-ctx", type=click.IntRange(min=512), default=JUDGE.options.num_ctx,
               show_default=True,
               help="Smallest context window; raised per call when both diagrams need more.")
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=DEFAULT_TIMEOUT,
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=JUDGE.timeout,
               show_default=True, help="Seconds a judge call may take in all, retries included.")
 @click.option("--retry-failed", is_flag=True,
               help="Resuming a stored judge run: ask again about the instances that failed.")
@@ -139,56 +131,47 @@ def judge(
               if given]  # fmt: skip
     if len(chosen) != 1:
         raise click.UsageError("give exactly one of --pairs, --runs, --canonical and --study")
-    if len(set(models)) != len(models):
-        raise click.UsageError("a --model is given twice")
-    package = paths.package_dir(package_dir)
-    criteria = load_criteria(criteria_file)
-    options = JudgeOptions(seed, both_orders, 0.0, num_predict, num_ctx, think)
-    cache = ResponseCache(package / CACHE_DIR)
-    judges = [
-        Judge(OllamaChat(m, hosts=hosts, timeout=timeout, think=think, cache=cache,
-                         offline=offline), criteria, options)
-        for m in models
-    ]
+    package = Package(paths.package_dir(package_dir))
+    settings = dict(
+        hosts=hosts,
+        options=JudgeOptions(
+            seed, both_orders, JUDGE.options.temperature, num_predict, num_ctx, think
+        ),
+        criteria=criteria_file,
+        control=control,
+        workers=workers,
+        timeout=timeout,
+        offline=offline,
+    )
     started = time.perf_counter()
-    if pairs_file is not None:
-        if quiet or retry_failed:
-            raise click.UsageError(
-                "--quiet and --retry-failed are for stored judge runs (--runs, --canonical, "
-                "--study)"
-            )
-        instances = read_pairs(pairs_file, source=getattr(pairs_file, "name", "<stdin>"))
-        if control == "identity":
-            instances = [_identity(i) for i in instances]
-        _check_judges(judges)
-        for line in judge_pairs(judges, instances, workers):
-            click.echo(json.dumps(line, ensure_ascii=False))
-        return
-    runs = [] if study else select_judged_runs(package, _split(run_ids), canonical)
-    _warn_self_preference(models, runs)
-    bar = None if quiet or not sys.stderr.isatty() else ProgressBar()
-
-    def on_start(run: JudgeRun, total: int) -> None:
-        if bar is not None:
-            stored = run.rows()
-            bar.start_run(run.run_id, total, len(stored), sum(r["failed"] for r in stored))
-
-    on_row = None if bar is None else (lambda row: bar(SimpleNamespace(failed=row["failed"])))
     try:
-        if study:
-            sources = sources_dir or paths.default_sources_dir(package)
-            run = judge_study(
-                package, judges, criteria, options, sources, control, workers, on_start,
-                on_row, retry_failed,
-            )
-        else:
-            run = judge_stored_runs(
-                package, judges, criteria, options, runs, control, workers, on_start, on_row,
-                retry_failed,
-            )
-    finally:
-        if bar is not None:
-            bar.close()
+        if pairs_file is not None:
+            if quiet or retry_failed:
+                raise click.UsageError(
+                    "--quiet and --retry-failed are for stored judge runs (--runs, --canonical, "
+                    "--study)"
+                )
+            source = getattr(pairs_file, "name", "<stdin>")
+            for line in package.judge_pairs(models, pairs_file, source, **settings):
+                click.echo(json.dumps(line, ensure_ascii=False))
+            return
+        bar = None if quiet or not sys.stderr.isatty() else ProgressBar()
+
+        def on_start(run: JudgeRun, total: int) -> None:
+            if bar is not None:
+                stored = run.rows()
+                bar.start_run(run.run_id, total, len(stored), sum(r["failed"] for r in stored))
+
+        on_row = None if bar is None else (lambda row: bar(SimpleNamespace(failed=row["failed"])))
+        try:
+            run = package.judge(models, _split(run_ids), canonical, study, sources_dir,
+                                retry_failed=retry_failed, on_start=on_start, on_row=on_row,
+                                on_warning=_warn, **settings)  # fmt: skip
+        finally:
+            if bar is not None:
+                bar.close()
+    except OptionError as exc:
+        raise click.UsageError(str(exc)) from exc
     totals = run.info["totals"]
     click.echo(
         f"{run.run_id}: {totals['n_instances']} instances, {totals['n_failed']} failed, "
@@ -198,27 +181,8 @@ def judge(
         click.echo("its rows against the experts' F1: `dmbench agreement` (judge:<model>)")
 
 
-def _check_judges(judges: list[Judge]) -> None:
-    """Every judge answers (or, offline, the cache knows it) before any instance is sent."""
-    for one in judges:
-        one.chat.server_info()
-
-
-def _identity(instance: Instance) -> Instance:
-    return Instance(instance.id, instance.text, instance.reference, instance.reference,
-                    instance.type, instance.caption)
-
-
-def _warn_self_preference(models: tuple[str, ...], runs: list[Run]) -> None:
-    families = {model_family(m): m for m in models}
-    for llm in sorted({run.info.model for run in runs if run.info.model}):
-        judge_model = families.get(model_family(llm))
-        if judge_model:
-            click.echo(
-                f"dmbench: warning: judge {judge_model} shares the model family "
-                f"{model_family(llm)!r} with {llm}; it may prefer its own family's outputs",
-                err=True,
-            )
+def _warn(message: str) -> None:
+    click.echo(f"dmbench: warning: {message}", err=True)
 
 
 @click.command()
@@ -233,7 +197,7 @@ def _warn_self_preference(models: tuple[str, ...], runs: list[Run]) -> None:
 def leaderboard(judge_run_id: str | None, fmt: str, out: Path, package_dir: Path | None) -> None:
     """The judge leaderboard: mean S_final per (candidate, LLM) and judge, with its CI and bias."""
     started = time.perf_counter()
-    rows = leaderboard_rows(paths.package_dir(package_dir), judge_run_id)
+    rows = Package(paths.package_dir(package_dir)).leaderboard(judge_run_id)
     if not rows:
         raise PackageError("no judge runs in the package; run `dmbench judge --runs ...` first")
     if fmt == "json":
@@ -241,6 +205,3 @@ def leaderboard(judge_run_id: str | None, fmt: str, out: Path, package_dir: Path
         return
     path = write_leaderboard(rows, out, fmt)
     click.echo(f"wrote {path} ({elapsed(started)})")
-
-
-COMMANDS = [judge, leaderboard]

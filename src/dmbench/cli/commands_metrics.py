@@ -7,8 +7,8 @@ from pathlib import Path
 
 import click
 
-from dmbench import inputs
-from dmbench.cli._options import metric_option
+from dmbench.cli._metric_option import metric_option
+from dmbench.core import inputs
 from dmbench.metrics import (
     SCORE_NAMES,
     download_nltk_data,
@@ -74,6 +74,3 @@ def setup(nltk_dir: Path | None) -> None:
         click.echo(f"downloaded NLTK data: {', '.join(downloaded)}")
     else:
         click.echo("NLTK data already present")
-
-
-COMMANDS = [score_pair, score_pairs, setup]

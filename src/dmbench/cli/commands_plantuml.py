@@ -7,18 +7,21 @@ from pathlib import Path
 
 import click
 
-from dmbench import atomic, inputs, paths
-from dmbench.cli._options import sources_option
+from dmbench.core import inputs
 from dmbench.errors import InputError
-from dmbench.plantuml import CR_ONLY_LINE_ENDINGS, READINGS, ParseError, cr_only_line_endings
+from dmbench.plantuml import (
+    CR_ONLY_LINE_ENDINGS,
+    DEFAULT_READING,
+    READINGS,
+    ParseError,
+    cr_only_line_endings,
+)
 from dmbench.plantuml import parse as parse_text
-from dmbench.plantuml._quirks import quirk_cost, to_csv, to_markdown
-from dmbench.sources.published import output_rows, reference_rows
 
 reading_option = click.option(
     "--reading",
     type=click.Choice(READINGS),
-    default="standard",
+    default=DEFAULT_READING,
     show_default=True,
     help="compat = exactly as metrik-4's parser reads it; standard = as PlantUML means it.",
 )
@@ -75,32 +78,3 @@ def _batch(jsonl: Path, reading: str):
             if cr_only_line_endings(record["text"]):
                 result["warning"] = CR_ONLY_LINE_ENDINGS
         yield json.dumps(result, ensure_ascii=False)
-
-
-@click.command("quirks")
-@sources_option
-@click.option(
-    "--out",
-    "out_dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=Path("results"),
-    show_default=True,
-    help=(
-        "Where to write quirk_cost.csv and quirk_cost.md. The default, results/, is relative "
-        "to the current directory: the package's results folder when run from the checkout "
-        "(the package directory is the current directory, as for every dmbench command)."
-    ),
-)
-def quirks(sources_dir: Path | None, out_dir: Path) -> None:
-    """Tabulate what the compat reading loses against the standard one, per dataset/candidate."""
-    sources = sources_dir or paths.default_sources_dir()
-    rows = [*reference_rows(sources), *output_rows(sources)]
-    records = quirk_cost(rows)
-    markdown = to_markdown(records)
-    atomic.write_text(out_dir / "quirk_cost.csv", to_csv(records))
-    atomic.write_text(out_dir / "quirk_cost.md", markdown)
-    click.echo(markdown, nl=False)
-    click.echo(f"wrote {out_dir / 'quirk_cost.csv'} and {out_dir / 'quirk_cost.md'}")
-
-
-COMMANDS = [parse, quirks]

@@ -7,11 +7,16 @@ from pathlib import Path
 
 import click
 
-from dmbench import paths
+from dmbench.api import (
+    LAYOUT,
+    PLANTUML_VERSION,
+    build_site,
+    cache_dir_for,
+    package_diagrams,
+    render_diagrams,
+)
 from dmbench.cli._options import package_option
-from dmbench.render import LAYOUT, PLANTUML_VERSION, cache_dir_for, render_diagrams
-from dmbench.report import build_site
-from dmbench.report.data import package_diagrams
+from dmbench.core import paths
 
 
 @click.command()
@@ -73,6 +78,3 @@ def report(out: Path, package_dir: Path | None) -> None:
         click.echo(f"  {problem}", err=True)
     if not result.ok:
         raise SystemExit(1)
-
-
-COMMANDS = [render, report]

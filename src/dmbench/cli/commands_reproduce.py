@@ -7,9 +7,9 @@ from pathlib import Path
 
 import click
 
-from dmbench import paths
+from dmbench.api import run_pipeline
 from dmbench.cli._options import elapsed, package_option, sources_option
-from dmbench.reproduce import reproduce as run_pipeline
+from dmbench.core import paths
 
 
 @click.command()
@@ -61,6 +61,3 @@ def reproduce(
     click.echo(f"total {elapsed(started)}")
     if failed:
         raise click.ClickException(f"stage {failed} failed; see its report above")
-
-
-COMMANDS = [reproduce]

@@ -8,13 +8,10 @@ from pathlib import Path
 
 import click
 
-from dmbench import paths
-from dmbench.api import Package
-from dmbench.cli._options import elapsed, metric_option, package_option, sources_option
-from dmbench.package import require_package
-from dmbench.tables import SCORE_SOURCES
-from dmbench.tables.errata import write_errata
-from dmbench.tables.render import write_tables
+from dmbench.api import SCORE_SOURCES, Package, require_package, write_errata, write_tables
+from dmbench.cli._metric_option import metric_option
+from dmbench.cli._options import elapsed, package_option, sources_option
+from dmbench.core import paths
 
 workers_option = click.option(
     "--workers",
@@ -125,6 +122,3 @@ def errata(out: Path, sources_dir: Path | None, package_dir: Path | None) -> Non
     started = time.perf_counter()
     path = write_errata(require_package(paths.package_dir(package_dir)), out, sources_dir)
     click.echo(f"wrote {path} ({elapsed(started)})")
-
-
-COMMANDS = [score, tables, verify, errata]

@@ -8,12 +8,9 @@ from pathlib import Path
 
 import click
 
-from dmbench import paths
-from dmbench.api import Package
+from dmbench.api import DEFAULT_BASE_URL, DESCRIPTOR, Package, fetch, write_metadata
 from dmbench.cli._options import elapsed, package_option, sources_option
-from dmbench.package.descriptor import DESCRIPTOR
-from dmbench.package.metadata import write_metadata
-from dmbench.sources import DEFAULT_BASE_URL, fetch
+from dmbench.core import paths
 
 
 @click.group()
@@ -85,6 +82,3 @@ def metadata(root: Path) -> None:
     """Rewrite CITATION.cff, codemeta.json and .zenodo.json from dmbench's one metadata source."""
     for path in write_metadata(root):
         click.echo(f"wrote {path}")
-
-
-COMMANDS = [sources, build, validate, metadata]

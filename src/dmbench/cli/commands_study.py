@@ -8,11 +8,10 @@ from pathlib import Path
 
 import click
 
-from dmbench import atomic, paths
+from dmbench.api import agreement_csv, agreement_markdown, agreement_table, require_package
 from dmbench.cli._options import elapsed, package_option, sources_option
+from dmbench.core import atomic, paths
 from dmbench.metrics import METRICS
-from dmbench.package import require_package
-from dmbench.tables.agreement import agreement_csv, agreement_markdown, agreement_table
 
 
 @click.command()
@@ -67,6 +66,3 @@ def agreement(
     else:
         atomic.write_text(out, text)
     click.echo(f"agreement ({elapsed(started)})", err=True)
-
-
-COMMANDS = [agreement]

@@ -20,17 +20,20 @@ from dmbench.judge.judging import (
 )
 from dmbench.judge.leaderboard import leaderboard_rows
 from dmbench.judge.pairs import judge_pairs, read_pairs
+from dmbench.judge.protocol_scores import ratio, score
 from dmbench.judge.runs import list_judge_runs, open_judge_run, run_judgements, targets
-from dmbench.judge.scoring import ratio, score
+from dmbench.judge.spec import JUDGE, JudgeSpec
 
 __all__ = [
     "EMPTY_GENERATED",
+    "JUDGE",
     "MAX_ATTEMPTS",
     "Criteria",
     "CriteriaError",
     "Instance",
     "Judge",
     "JudgeOptions",
+    "JudgeSpec",
     "Judged",
     "judge_in_order",
     "judge_instance",

@@ -17,17 +17,13 @@ from typing import Any
 
 import jsonschema
 
-from dmbench.errors import InputError
-from dmbench.hashing import sha256_bytes
+from dmbench.core.hashing import sha256_bytes
+from dmbench.errors import CriteriaError
 
 DEFAULT_CRITERIA = "criteria-v1.json"
 CRITERIA_SCHEMA = "judge-criteria.schema.json"
 DEFAULT_TYPE = "default"
 _TOLERANCE = 1e-9
-
-
-class CriteriaError(InputError):
-    """A criteria file that does not say what a judge run needs."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,7 +25,7 @@ import jsonschema
 
 from dmbench.judge.criteria import Criteria
 from dmbench.judge.prompt import SYSTEM, canonical_form, reply_schema, user_message
-from dmbench.judge.scoring import score
+from dmbench.judge.protocol_scores import score
 from dmbench.llm import CacheMissError, ChatError, OllamaChat, Options
 
 MAX_ATTEMPTS = 3

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import IO, Any
 
-from dmbench.errors import InputError
-from dmbench.inputs import json_line
+from dmbench.core.inputs import json_line
+from dmbench.errors import PairsFileError
 from dmbench.judge.judging import Instance, Judge, Judged, judge_in_order
 
 _REQUIRED = ("id", "text", "reference", "generated")
@@ -27,10 +27,6 @@ PAIR_JUDGEMENT_FIELDS = (
     "error",
     "raw",
 )
-
-
-class PairsFileError(InputError):
-    """A ``--pairs`` line that is not a pair."""
 
 
 def read_pairs(handle: IO[bytes] | IO[str], source: str = "<pairs>") -> list[Instance]:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from dmbench.hashing import sha256_text
+from dmbench.core.hashing import sha256_text
 from dmbench.judge.criteria import Criteria
 from dmbench.plantuml import ParseError, emit, parse
 

@@ -17,15 +17,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dmbench import atomic
-from dmbench.clock import now_utc
-from dmbench.errors import PackageError
-from dmbench.hashing import sha256_text
-from dmbench.inputs import parse_json
+from dmbench.core import atomic
+from dmbench.core.clock import now_utc
+from dmbench.core.hashing import sha256_text
+from dmbench.core.inputs import parse_json
+from dmbench.core.provenance import code_provenance
+from dmbench.errors import PackageError, UnknownNameError
 from dmbench.judge.criteria import Criteria, parse_criteria
 from dmbench.judge.judging import Instance, Judge, Judged, JudgeOptions, judge_all
 from dmbench.judge.prompt import PROMPT_VERSION, template_sha256
-from dmbench.provenance import code_provenance
 from dmbench.runs.jsonl import append_line, json_line, read_rows
 from dmbench.runs.store import (
     JUDGE_RUN_PREFIX,
@@ -112,7 +112,7 @@ def select_judged_runs(package_dir: Path, run_ids: Sequence[str], canonical: boo
         return chosen
     unknown = [run_id for run_id in run_ids if run_id not in stored]
     if unknown:
-        raise PackageError(
+        raise UnknownNameError(
             f"{package_dir}: no run {', '.join(map(repr, unknown))}",
             hint="data/runs.csv lists the run ids",
         )
@@ -226,7 +226,7 @@ def find_judge_run(package_dir: Path, run_id: str) -> JudgeRun:
     path = Path(package_dir) / RUNS_DIR / run_id
     if not is_judge_run(path):
         known = ", ".join(r.run_id for r in list_judge_runs(package_dir)) or "none"
-        raise PackageError(f"{path}: no judge run {run_id!r} (judge runs here: {known})")
+        raise UnknownNameError(f"{path}: no judge run {run_id!r} (judge runs here: {known})")
     return load_judge_run(path)
 
 

@@ -15,8 +15,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from dmbench import atomic
-from dmbench.hashing import sha256_bytes, sha256_text
+from dmbench.core import atomic
+from dmbench.core.hashing import sha256_bytes, sha256_text
 
 CACHE_DIR = ".dmbench-cache/llm"
 log = logging.getLogger(__name__)

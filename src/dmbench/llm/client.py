@@ -61,9 +61,16 @@ import httpcore
 import httpx
 import ollama
 
-from dmbench.clock import now_utc
-from dmbench.errors import DmbenchError, InputError
-from dmbench.hashing import sha256_bytes, sha256_text
+from dmbench.core.clock import now_utc
+from dmbench.core.hashing import sha256_bytes, sha256_text
+from dmbench.errors import (
+    CacheMissError,
+    ChatError,
+    DmbenchError,
+    InputError,
+    OllamaUnavailableError,
+    ReplyTooLargeError,
+)
 from dmbench.llm.cache import ResponseCache, cache_key
 
 DEFAULT_TIMEOUT = 600
@@ -118,18 +125,6 @@ _REPLY_FIELDS = (
 )
 
 
-class CacheMissError(DmbenchError):
-    """Offline mode needed a reply (or a model digest) that the cache does not hold."""
-
-
-class OllamaUnavailableError(DmbenchError):
-    """No host could say which model digest and server version a run would use."""
-
-
-class ReplyTooLargeError(Exception):
-    """A server sent more than a call may read (an endless or runaway reply)."""
-
-
 @dataclass(slots=True)
 class _Budget:
     deadline: float
@@ -163,7 +158,7 @@ class _BoundedStream(httpcore.NetworkStream):
         if budget is not None:
             budget.bytes_left -= len(data)
             if budget.bytes_left < 0:
-                raise ReplyTooLargeError
+                raise ReplyTooLargeError("the reply exceeds the bytes a call may read")
         return data
 
     def write(self, buffer: bytes, timeout: float | None = None) -> None:
@@ -218,16 +213,6 @@ class _BoundedTransport(httpx.HTTPTransport):
             keepalive_expiry=5.0,
             network_backend=_BoundedBackend(),
         )
-
-
-class ChatError(Exception):
-    """A call that failed for good; ``str()`` is ``<ReportedClass>: <message>``."""
-
-    def __init__(self, reported: str, message: str, call: dict[str, Any]) -> None:
-        super().__init__(f"{reported}: {message}")
-        self.reported = reported
-        self.message = message
-        self.call = call
 
 
 def resolve_hosts(hosts: Sequence[str] = ()) -> tuple[str, ...]:

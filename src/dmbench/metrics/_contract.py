@@ -10,22 +10,11 @@ then says what is wrong in the reader's terms.
 
 from __future__ import annotations
 
-from dmbench.errors import MetricError
+from dmbench.errors import ContractViolation
 from dmbench.plantuml.model import Diagram
 
 INSTRUCTOR = "isValidModel(instructor_model)"
 STUDENT = "isValidModel(student_model)"
-
-
-class ContractViolation(MetricError):
-    """A model failed a metric's precondition (upstream: icontract ``ViolationError``)."""
-
-    def __init__(self, condition: str, diagram: str) -> None:
-        super().__init__(
-            f"{condition} was False "
-            f"(a class or enum name is declared twice in the {diagram} diagram)"
-        )
-        self.condition = condition
 
 
 def has_unique_names(diagram: Diagram) -> bool:

@@ -31,7 +31,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from dmbench.errors import MetricError
+from dmbench.errors import BudgetExceeded, MetricError
 from dmbench.metrics._contract import require_valid
 from dmbench.plantuml import Diagram, parse_compat
 
@@ -48,16 +48,6 @@ _TAGS = {
     "composition": "e4",
     "dependency": "e5",
 }
-
-
-class BudgetExceeded(MetricError):
-    """The common-subgraph search needed more steps than its budget allows."""
-
-    def __init__(self, budget: int) -> None:
-        super().__init__(
-            f"{BUDGET_EXCEEDED}: the common-subgraph search needs more than {budget} steps"
-        )
-        self.budget = budget
 
 
 @dataclass(frozen=True, slots=True)
@@ -263,7 +253,11 @@ class _CommonEdges:
             nonlocal best
             self.steps += 1
             if self.steps > self.budget:
-                raise BudgetExceeded(self.budget)
+                raise BudgetExceeded(
+                    f"{BUDGET_EXCEEDED}: the common-subgraph search needs more than "
+                    f"{self.budget} steps",
+                    self.budget,
+                )
             if not pool:
                 if len(chosen) > len(best):
                     best = list(chosen)

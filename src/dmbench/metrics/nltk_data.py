@@ -1,7 +1,7 @@
 """The NLTK data metrik-4 needs: where it is looked for, and how ``dmbench setup`` fetches it.
 
 Metrik-4 depends on three NLTK resources. They are looked for in NLTK's own search path extended
-by :func:`dmbench.paths.nltk_data_dirs`; a missing one is reported as one sentence with the fix,
+by :func:`dmbench.core.paths.nltk_data_dirs`; a missing one is reported as one sentence with the fix,
 never as NLTK's multi-line ``LookupError``.
 """
 
@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from dmbench.core.paths import nltk_data_dirs, shipped_nltk_dir
 from dmbench.errors import MissingPrerequisiteError
 from dmbench.metrics.nltk_pins import refuse_unpinned_found
-from dmbench.paths import nltk_data_dirs, shipped_nltk_dir
 
 #: NLTK package id -> the path ``nltk.data.find`` resolves for it.
 RESOURCES: dict[str, str] = {

@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from dmbench.hashing import file_sha256
+from dmbench.core.hashing import file_sha256
 from dmbench.package.facts import Facts, count, describe, listing
 from dmbench.package.metadata import (
     KEYWORDS,

@@ -26,7 +26,7 @@ from dmbench.package.lock import package_lock
 from dmbench.package.swap import PACKAGE_FOLDERS, STAGING_PREFIX, swap_in
 from dmbench.package.tables import write_run_tables
 from dmbench.package.validate import validate_package
-from dmbench.runs.published import import_published_runs
+from dmbench.runs.import_published import import_published_runs
 from dmbench.runs.store import OUTPUTS_FILE, RUN_FILE, RUNS_DIR, cut_torn_tail
 from dmbench.sources import read_verified, repositories, verify_all
 from dmbench.sources.prompts import install_prompts

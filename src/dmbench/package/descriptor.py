@@ -14,9 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dmbench import atomic
-from dmbench.csvio import write_csv
-from dmbench.hashing import file_sha256
+from dmbench.core import atomic
+from dmbench.core.csvio import write_csv
+from dmbench.core.hashing import file_sha256
+from dmbench.core.paths import PACKAGE_NLTK_DIR
 from dmbench.package.facts import describe, package_facts
 from dmbench.package.metadata import Citation, package_header
 from dmbench.package.tables import (
@@ -27,7 +28,6 @@ from dmbench.package.tables import (
     RUNS_PATH,
     SCORES_PATH,
 )
-from dmbench.paths import PACKAGE_NLTK_DIR
 from dmbench.runs.store import RUNS_DIR
 from dmbench.sources.prompts import PROMPTS, PROMPTS_DIR
 from dmbench.sources.records import DATASETS

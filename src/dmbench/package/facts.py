@@ -11,7 +11,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from dmbench.csvio import read_csv
+from dmbench.core.csvio import read_csv
 from dmbench.package.tables import OUTPUTS_PATH, RUNS_PATH, SCORES_PATH
 from dmbench.sources.records import RECORDS_PATH
 

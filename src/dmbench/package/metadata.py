@@ -18,7 +18,7 @@ from typing import Any
 import yaml
 
 from dmbench._version import __version__
-from dmbench.atomic import json_text
+from dmbench.core.atomic import json_text
 from dmbench.errors import PackageError
 from dmbench.sources import BENCHMARK_REPO, METRICS_REPO, repository
 

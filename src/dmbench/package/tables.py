@@ -1,6 +1,6 @@
 """The package's tabular resources derived from the run store (judge runs too) and the prompts.
 
-The CSV conventions (RFC 4180, byte-exact strings, bit-exact floats) are in ``dmbench.csvio``.
+The CSV conventions (RFC 4180, byte-exact strings, bit-exact floats) are in ``dmbench.core.csvio``.
 """
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from dmbench import atomic
-from dmbench.csvio import csv_text
-from dmbench.hashing import sha256_text
+from dmbench.core import atomic
+from dmbench.core.csvio import csv_text
+from dmbench.core.hashing import sha256_text
 from dmbench.judge.runs import list_judge_runs
 from dmbench.runs.store import OutputRow, Run, list_runs
 

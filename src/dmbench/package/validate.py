@@ -22,10 +22,10 @@ from typing import Any
 
 import jsonschema
 
-from dmbench.csvio import read_csv
+from dmbench.core.csvio import read_csv
+from dmbench.core.hashing import file_sha256, sha256_text
+from dmbench.core.inputs import BOM
 from dmbench.errors import PackageError
-from dmbench.hashing import file_sha256, sha256_text
-from dmbench.inputs import BOM
 from dmbench.judge.runs import CRITERIA_FILE
 from dmbench.package.descriptor import (
     DEPOSIT_FOLDER_NAMES,

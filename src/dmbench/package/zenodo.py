@@ -17,15 +17,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from dmbench.errors import DmbenchError
+from dmbench.errors import ZenodoError
 
 API_URLS = {"zenodo": "https://zenodo.org/api", "sandbox": "https://sandbox.zenodo.org/api"}
 TOKEN_ENV = "ZENODO_TOKEN"
 TIMEOUT_SECONDS = 120
-
-
-class ZenodoError(DmbenchError):
-    """A Zenodo API call failed or answered something a release cannot use."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,11 +6,10 @@
 
 from __future__ import annotations
 
-from dmbench.errors import UnknownNameError
+from dmbench.errors import ParseError, UnknownNameError
 from dmbench.plantuml._block import find_block
 from dmbench.plantuml._compat import parse_compat
 from dmbench.plantuml._emit import emit
-from dmbench.plantuml._errors import ParseError
 from dmbench.plantuml._reference import grammar_reference
 from dmbench.plantuml._standard import parse_standard
 from dmbench.plantuml._validator import BLOCKLIST, ValidationResult, validate
@@ -27,7 +26,12 @@ def cr_only_line_endings(text: str) -> bool:
     return "\r" in text and "\n" not in text
 
 
-def parse(text: str, reading: str = "standard") -> Diagram:
+#: The reading ``parse`` uses when none is named, here, in ``dmbench.parse`` and ``dmbench parse``:
+#: PlantUML as it means it. Scoring names its reading itself (metrik-4 reads ``compat``).
+DEFAULT_READING = "standard"
+
+
+def parse(text: str, reading: str = DEFAULT_READING) -> Diagram:
     """Read PlantUML ``text`` into a ``Diagram``; raise ``ParseError`` when it cannot be read."""
     if reading == "compat":
         return parse_compat(text)
@@ -39,6 +43,7 @@ def parse(text: str, reading: str = "standard") -> Diagram:
 __all__ = [
     "BLOCKLIST",
     "CR_ONLY_LINE_ENDINGS",
+    "DEFAULT_READING",
     "READINGS",
     "Attribute",
     "Class",

@@ -26,9 +26,10 @@ from bisect import bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 
+from dmbench.errors import ParseError
 from dmbench.plantuml._block import find_block
-from dmbench.plantuml._errors import NO_BLOCK, ParseError
 from dmbench.plantuml._grammar import grammar_arrows, terminal
+from dmbench.plantuml._messages import NO_BLOCK
 from dmbench.plantuml.model import Attribute, Class, Diagram, Enum, Note, Relationship
 
 IDENT = terminal("IDENT")

@@ -19,8 +19,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from dmbench.errors import ParseError
 from dmbench.plantuml._compat import parse_compat
-from dmbench.plantuml._errors import ParseError
 from dmbench.plantuml._standard import parse_standard
 from dmbench.plantuml.model import Diagram, Relationship
 from dmbench.sources.published import DiagramRow

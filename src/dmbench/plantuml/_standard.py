@@ -12,9 +12,10 @@ from dataclasses import dataclass, field
 from lark import Token, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 
+from dmbench.errors import ParseError
 from dmbench.plantuml._block import find_block
-from dmbench.plantuml._errors import NO_BLOCK, ParseError
 from dmbench.plantuml._grammar import parser
+from dmbench.plantuml._messages import NO_BLOCK
 from dmbench.plantuml.model import Attribute, Class, Diagram, Enum, Note, Relationship
 
 _TRAILING_SLASHES = re.compile(r"(^|\s)//.*$")

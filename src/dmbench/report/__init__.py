@@ -4,7 +4,7 @@
 ``check_site`` is the link check every build runs on its own output.
 """
 
-from dmbench.report.check import SiteCheck, check_site
+from dmbench.report.link_check import SiteCheck, check_site
 from dmbench.report.site import SiteResult, build_site
 
 __all__ = ["SiteCheck", "SiteResult", "build_site", "check_site"]

@@ -11,17 +11,18 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
+from dmbench.candidates import CANDIDATES
+from dmbench.core.hashing import sha256_text
 from dmbench.errors import MissingPrerequisiteError
-from dmbench.hashing import sha256_text
 from dmbench.judge import list_judge_runs
 from dmbench.metrics import METRICS, PUBLISHED_METRIC, Explanation, explain
 from dmbench.package import BenchmarkRecord, load_records
+from dmbench.runs.rescoring import select_runs
 from dmbench.runs.scores import ScoreRow
-from dmbench.runs.scoring import select_runs
 from dmbench.runs.store import Run, list_runs
 from dmbench.tables.results import is_rejection, select_scores, series_of
 
-CANDIDATE_ORDER = ("rule_based", "chen", "calamo")
+CANDIDATE_ORDER = tuple(CANDIDATES)
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,18 +23,18 @@ from markdown_it import MarkdownIt
 from markupsafe import Markup
 
 from dmbench._version import __version__
+from dmbench.core.hashing import sha256_text
 from dmbench.errors import ParseError
-from dmbench.hashing import sha256_text
 from dmbench.judge import leaderboard_rows
 from dmbench.metrics import METRICS, PUBLISHED_METRIC
 from dmbench.package import DATASETS
 from dmbench.plantuml import parse
 from dmbench.render import LAYOUT, PLANTUML_VERSION, RenderBatch, cache_dir_for, render_diagrams
-from dmbench.report.check import SiteCheck, check_site
 from dmbench.report.data import RecordView, record_views
+from dmbench.report.link_check import SiteCheck, check_site
 from dmbench.report.plots import DATASET_NAMES, all_plots
 from dmbench.tables.errata import errata_markdown
-from dmbench.tables.leaderboard import leaderboard_markdown
+from dmbench.tables.leaderboard_files import leaderboard_markdown
 from dmbench.tables.render import (
     build_tables,
     comparisons_markdown,

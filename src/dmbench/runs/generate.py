@@ -9,13 +9,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from dmbench import atomic
 from dmbench._version import __version__
 from dmbench.candidates.base import Candidate, CandidateOutput, Record, generate_many
-from dmbench.clock import now_utc
+from dmbench.core import atomic
+from dmbench.core.clock import now_utc
+from dmbench.core.hashing import sha256_text
+from dmbench.core.provenance import code_provenance
 from dmbench.errors import PackageError
-from dmbench.hashing import sha256_text
-from dmbench.provenance import code_provenance
 from dmbench.runs.store import OutputRow, Run, RunInfo, make_run_id, open_run
 
 Progress = Callable[[OutputRow], None]

@@ -2,7 +2,7 @@
 
 Kept apart from the command so that a notebook can do the same, and so that options a candidate
 needs (models, workers, hosts) only change how the candidate is built, not this flow. Runs on
-the benchmark datasets are stored in the package by ``dmbench.workflows``.
+the benchmark datasets are stored in the package by ``dmbench.flows.changes``.
 """
 
 from __future__ import annotations
@@ -11,18 +11,9 @@ from collections.abc import Iterable, Iterator
 from typing import IO, Any
 
 from dmbench.candidates.base import Candidate, CandidateOutput, Record
-from dmbench.errors import InputError, MissingPrerequisiteError
-from dmbench.inputs import json_line
+from dmbench.core.inputs import json_line
+from dmbench.errors import MissingPrerequisiteError, RecordsFileError
 from dmbench.runs.generate import iter_outputs
-
-
-class RecordsFileError(InputError):
-    """A ``--records`` file line is not a JSON object with string ``id`` and ``text``."""
-
-    def __init__(self, source: str, line: int, problem: str) -> None:
-        super().__init__(f"{source}, line {line}: {problem}")
-        self.source = source
-        self.line = line
 
 
 def check_ready(candidate: Candidate) -> None:

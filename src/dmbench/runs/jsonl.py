@@ -12,8 +12,8 @@ from collections.abc import Callable, Hashable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
+from dmbench.core.inputs import parse_json
 from dmbench.errors import PackageError
-from dmbench.inputs import parse_json
 
 T = TypeVar("T")
 

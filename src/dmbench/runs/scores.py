@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from dmbench import atomic
+from dmbench.core import atomic
 from dmbench.runs.jsonl import json_line, read_rows
 
 SCORES_FILE = "scores.jsonl"

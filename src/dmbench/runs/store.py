@@ -18,10 +18,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from dmbench import atomic
 from dmbench.candidates.base import CandidateOutput
+from dmbench.core import atomic
+from dmbench.core.inputs import BOM, parse_json
 from dmbench.errors import PackageError
-from dmbench.inputs import BOM, parse_json
 from dmbench.runs.jsonl import append_line, json_line, read_rows
 from dmbench.runs.scores import ScoreRow, read_scores, unknown_record
 from dmbench.sources.records import RECORDS_PATH, read_records

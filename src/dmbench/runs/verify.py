@@ -26,8 +26,8 @@ from typing import Any
 from dmbench.errors import PackageError
 from dmbench.metrics import PUBLISHED_METRIC as METRIC
 from dmbench.metrics import SCORE_NAMES
+from dmbench.runs.rescoring import Rescored, rescore, select_runs
 from dmbench.runs.scores import ScoreRow
-from dmbench.runs.scoring import Rescored, rescore, select_runs
 from dmbench.runs.store import Run
 from dmbench.sources.records import load_records
 

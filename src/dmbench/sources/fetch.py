@@ -33,7 +33,7 @@ import zlib
 from pathlib import Path, PurePosixPath
 from typing import IO, Any
 
-from dmbench import atomic
+from dmbench.core import atomic
 from dmbench.errors import SourceError
 from dmbench.sources.pins import PinnedFile, Repository, read_verified, repositories
 

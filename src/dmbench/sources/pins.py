@@ -8,8 +8,8 @@ from functools import cache
 from importlib import resources
 from pathlib import Path
 
+from dmbench.core.hashing import sha256_bytes
 from dmbench.errors import SourceError, UnknownNameError
-from dmbench.hashing import sha256_bytes
 
 BENCHMARK_REPO = "Automated-DomainModel-Benchmark"
 METRICS_REPO = "domainModel-Metrics-Comparison"

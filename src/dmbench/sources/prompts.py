@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from dmbench import atomic, paths
+from dmbench.core import atomic, paths
+from dmbench.core.hashing import sha256_bytes
 from dmbench.errors import SourceError, UnknownNameError
-from dmbench.hashing import sha256_bytes
 from dmbench.sources.pins import BENCHMARK_REPO, pinned
 
 PROMPTS_DIR = "prompts"

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from dmbench.hashing import sha256_text
+from dmbench.core.hashing import sha256_text
 from dmbench.sources.pins import BENCHMARK_REPO as BENCHMARK
 from dmbench.sources.pins import METRICS_REPO as METRICS
 from dmbench.sources.pins import PinnedFile, pinned, pinned_files, read_verified

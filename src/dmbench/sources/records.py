@@ -12,9 +12,9 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from dmbench.csvio import read_csv, write_csv
+from dmbench.core.csvio import read_csv, write_csv
+from dmbench.core.hashing import sha256_text
 from dmbench.errors import PackageError, UnknownNameError
-from dmbench.hashing import sha256_text
 from dmbench.sources.pins import (
     BENCHMARK_REPO,
     pinned,

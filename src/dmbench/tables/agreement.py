@@ -18,9 +18,9 @@ from pathlib import Path
 
 import numpy as np
 
-from dmbench.csvio import csv_text
+from dmbench.core.csvio import csv_text
 from dmbench.judge.runs import JudgeRun, list_judge_runs
-from dmbench.judge.study import judged_values
+from dmbench.judge.study_run import judged_values
 from dmbench.metrics import METRICS, PUBLISHED_METRIC, score_benchmark, score_benchmark_many
 from dmbench.sources.study import StudyPair, published_study_scores, study_pairs
 from dmbench.tables.render import markdown_table

@@ -17,9 +17,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from dmbench import atomic, paths
+from dmbench.core import atomic, paths
 from dmbench.errors import PackageError
-from dmbench.llm.candidate import CUT
+from dmbench.llm.llm_candidate import CUT
 from dmbench.metrics import PUBLISHED_METRIC, STANDARD_METRIC
 from dmbench.metrics.metrik2 import CARDINALITY_CRASH
 from dmbench.package import load_records

@@ -11,8 +11,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from dmbench import atomic
-from dmbench.csvio import write_csv
+from dmbench.core import atomic
+from dmbench.core.csvio import write_csv
 from dmbench.metrics import DEFAULT_METRIC
 from dmbench.plantuml import READINGS
 from dmbench.plantuml.model import RELATIONSHIP_KINDS

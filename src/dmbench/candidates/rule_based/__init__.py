@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
-from dmbench.candidates.base import register
+from dmbench.candidates.base import CandidateSpec, register
 from dmbench.candidates.rule_based.candidate import RuleBasedCandidate
 
-__all__ = ["RuleBasedCandidate"]
+__all__ = ["SPEC", "RuleBasedCandidate"]
 
-register("rule_based")(RuleBasedCandidate)
+SPEC = register(
+    CandidateSpec(
+        name="rule_based",
+        order=1,
+        upstream_name="rule_based",
+        uses_llm=False,
+        description="spaCy heuristics after Abdelnabi et al. 2020",
+        factory=RuleBasedCandidate,
+    )
+)

@@ -9,14 +9,14 @@ from typing import Any
 
 from dmbench.candidates.base import CandidateOutput, Record
 from dmbench.candidates.rule_based.emit import postprocess, raw_plantuml
-from dmbench.candidates.rule_based.model import (
+from dmbench.candidates.rule_based.pipeline import Relations, extract, preprocess
+from dmbench.candidates.rule_based.spacy_model import (
     MISSING_HINT,
     MODEL_PACKAGES,
     UPSTREAM_MISSING_ERROR,
     LoadedModel,
     load_model,
 )
-from dmbench.candidates.rule_based.pipeline import Relations, extract, preprocess
 
 PLURAL_TAGS = frozenset({"NNS", "NNPS"})
 PAIR_ORDER = "first-seen"

@@ -24,17 +24,17 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from dmbench.core.paths import shipped_nltk_dir
 from dmbench.errors import DmbenchError, PackageError
 from dmbench.metrics import PUBLISHED_METRIC, SCORE_NAMES
 from dmbench.metrics.nltk_data import require_nltk_data, use_data_dirs
 from dmbench.package import load_records, settle_interrupted_swap, validate_package
 from dmbench.package.descriptor import DESCRIPTOR, RESULTS_DIR
 from dmbench.package.zipped import SUMS_FILE, opened_package
-from dmbench.paths import shipped_nltk_dir
+from dmbench.runs.rescoring import Rescored, rescore, select_runs
 from dmbench.runs.scores import ScoreRow
-from dmbench.runs.scoring import Rescored, rescore, select_runs
 from dmbench.runs.verify import VerifyReport, verify
-from dmbench.tables.published import write_published_tables
+from dmbench.tables.published_tables import write_published_tables
 
 TOLERANCE = 1e-9
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from dmbench.candidates import CANDIDATES
 from dmbench.errors import SourceError
 from dmbench.metrics import PUBLISHED_METRIC
 from dmbench.runs.scores import ScoreRow, write_scores
@@ -22,18 +23,6 @@ from dmbench.sources.records import UPSTREAM_DATASETS, BenchmarkRecord
 
 CANONICAL_MODELS = {None, "glm-5.1:cloud", "kimi-k2.6:cloud"}
 
-# Spec B.1/C.1: the candidates were rebuilt with only some settings, so the HTTP timeout was the
-# constructor default (600 s) whatever the artifact records, and thinking was off.
-EFFECTIVE_TIMEOUT_SECONDS = 600
-LLM_SETTINGS = {
-    "chen": {
-        "temperature": 0.7,
-        "temperature_translate": 0.0,
-        "num_predict": 1024,
-        "enable_translation": True,
-    },
-    "calamo": {"temperature": 0.7, "num_predict": 1024},
-}
 SETTING_KEYS = (
     "model",
     "temperature",
@@ -52,13 +41,26 @@ SETTING_KEYS = (
 
 def effective_settings(candidate: str, model: str | None) -> dict[str, Any]:
     """The settings each published run actually ran with (spec B.1, C.1)."""
+    spec = CANDIDATES[candidate]
     settings: dict[str, Any] = dict.fromkeys(SETTING_KEYS)
-    settings["uses_llm"] = candidate != "rule_based"
-    if candidate in LLM_SETTINGS:
-        settings.update(LLM_SETTINGS[candidate])
-        settings.update(model=model, timeout_seconds=EFFECTIVE_TIMEOUT_SECONDS, think=False)
-        if candidate == "chen":
-            settings["truncate"] = True
+    settings["uses_llm"] = spec.uses_llm
+    if spec.uses_llm:
+        # The candidates were rebuilt with only some settings: the rest, the HTTP timeout and
+        # thinking among them, were upstream's defaults whatever the artifact records.
+        upstream = spec.options
+        settings.update(
+            model=model,
+            temperature=upstream["temperature"],
+            num_predict=upstream["num_predict"],
+            timeout_seconds=upstream["timeout"],
+            think=upstream["think"],
+        )
+        if "temperature_translate" in upstream:
+            settings.update(
+                temperature_translate=upstream["temperature_translate"],
+                enable_translation=True,
+                truncate=upstream["truncate"],
+            )
     return settings
 
 

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from dmbench import paths
+from dmbench.core import paths
 from dmbench.errors import DmbenchError
 from dmbench.llm.cache import CACHE_DIR, ResponseCache
 from dmbench.llm.client import (
@@ -30,6 +30,20 @@ from dmbench.plantuml import find_block
 from dmbench.sources.prompts import load_prompts
 
 CUT = 2000
+
+#: Upstream's generation settings of both LLM candidates (spec B.1, C.1), the one place they are
+#: written: the constructor's defaults, the candidates' specs and the published runs' effective
+#: settings read them. ``None`` is not sent to the server.
+UPSTREAM_OPTIONS: dict[str, Any] = {
+    "temperature": 0.7,
+    "num_predict": 1024,
+    "seed": None,
+    "top_p": None,
+    "top_k": None,
+    "repeat_penalty": None,
+    "timeout": DEFAULT_TIMEOUT,
+    "think": False,
+}
 
 Outcome = tuple[str, bool, str | None, str]
 """(generated, failed, error, raw excerpt), upstream's four per-record fields."""
@@ -66,14 +80,14 @@ class LLMCandidate(ABC):
         self,
         model: str,
         prompts: Path | None = None,
-        temperature: float | None = 0.7,
-        num_predict: int | None = 1024,
-        seed: int | None = None,
-        top_p: float | None = None,
-        top_k: int | None = None,
-        repeat_penalty: float | None = None,
-        timeout: float = DEFAULT_TIMEOUT,
-        think: bool = False,
+        temperature: float | None = UPSTREAM_OPTIONS["temperature"],
+        num_predict: int | None = UPSTREAM_OPTIONS["num_predict"],
+        seed: int | None = UPSTREAM_OPTIONS["seed"],
+        top_p: float | None = UPSTREAM_OPTIONS["top_p"],
+        top_k: int | None = UPSTREAM_OPTIONS["top_k"],
+        repeat_penalty: float | None = UPSTREAM_OPTIONS["repeat_penalty"],
+        timeout: float = UPSTREAM_OPTIONS["timeout"],
+        think: bool = UPSTREAM_OPTIONS["think"],
         truncate: bool = True,
         hosts: Sequence[str] = (),
         offline: bool = False,

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from dmbench import atomic
+from dmbench.core import atomic
 from dmbench.errors import PackageError
 
 

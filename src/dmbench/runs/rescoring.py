@@ -5,7 +5,7 @@ The rules that turn an output into three numbers (an empty generation scores 0/0
 repaired diagram is scored like any other) are the benchmark view of the metric and live in
 ``dmbench.metrics``; this module only decides *what* is scored. The same (reference, generated)
 pair occurs in many runs (rule_based's three runs are identical, LLMs repeat themselves), so each
-distinct pair is scored once. ``dmbench.workflows`` stores the rows (origin ``recomputed``,
+distinct pair is scored once. ``dmbench.flows.changes`` stores the rows (origin ``recomputed``,
 beside the published ones, never over them) under the package lock.
 """
 

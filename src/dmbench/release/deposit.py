@@ -26,10 +26,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dmbench import atomic
 from dmbench._version import __version__
+from dmbench.core import atomic
+from dmbench.core.hashing import file_sha256
+from dmbench.core.paths import PACKAGE_NLTK_DIR
 from dmbench.errors import PackageError
-from dmbench.hashing import file_sha256
 from dmbench.metrics.nltk_data import RESOURCES, find_read_files, find_wordnet_license
 from dmbench.metrics.nltk_pins import refuse_unpinned
 from dmbench.package import validate_package
@@ -74,8 +75,7 @@ from dmbench.package.metadata import (
 from dmbench.package.swap import PACKAGE_FOLDERS
 from dmbench.package.zenodo import Draft, UploadedFile, ZenodoClient
 from dmbench.package.zipped import SUMS_FILE
-from dmbench.paths import PACKAGE_NLTK_DIR
-from dmbench.tables.published import published_tables
+from dmbench.tables.published_tables import published_tables
 from dmbench.tables.render import TABLE_TITLES, write_tables
 from dmbench.tables.schemas import column_values, table_schema
 

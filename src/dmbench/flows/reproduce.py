@@ -13,8 +13,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from dmbench import paths
+from dmbench.core import paths
 from dmbench.errors import MissingPrerequisiteError, SourceError
+from dmbench.flows.changes import score_runs
 from dmbench.metrics import (
     METRICS,
     PUBLISHED_METRIC,
@@ -23,12 +24,11 @@ from dmbench.metrics import (
 )
 from dmbench.package import build, load_records, validate_package
 from dmbench.report import build_site
-from dmbench.runs.scoring import Rescored, rescore, select_runs
+from dmbench.runs.rescoring import Rescored, rescore, select_runs
 from dmbench.runs.verify import verify
 from dmbench.sources import fetch, pinned_files, verify_all
 from dmbench.tables.errata import write_errata
-from dmbench.tables.published import write_published_tables
-from dmbench.workflows import score_runs
+from dmbench.tables.published_tables import write_published_tables
 
 
 @dataclass(frozen=True, slots=True)

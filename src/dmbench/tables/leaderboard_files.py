@@ -10,8 +10,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from dmbench import atomic
-from dmbench.csvio import csv_text
+from dmbench.core import atomic
+from dmbench.core.csvio import csv_text
 from dmbench.tables.render import markdown_table
 
 LEADERBOARD_STEM = "leaderboard"

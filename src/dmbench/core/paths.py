@@ -24,7 +24,7 @@ def shared_dir(root: Path | None = None) -> Path:
     Looked for beside the package directory, the current directory and the source checkout
     dmbench runs from, so ``--package /elsewhere`` still finds it; the first that exists wins.
     """
-    checkout = Path(__file__).resolve().parents[2]
+    checkout = Path(__file__).resolve().parents[3]
     places = [package_dir(root).resolve().parent, Path.cwd().resolve().parent, checkout.parent]
     for place in places:
         if (place / "shared").is_dir():

@@ -1,0 +1,282 @@
+"""What changes a package: take its lock, change its runs, re-derive its tables and descriptor.
+
+``dmbench.runs`` stores and scores runs and knows nothing of the package around them;
+``dmbench.package`` builds, refreshes and validates the package and knows nothing of how runs
+are made. The sequences that need both live here, each refusing a folder that is not a package
+before anything is written there.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import IO, Any
+
+from dmbench.candidates import CANDIDATES, Candidate, Record, candidate_spec
+from dmbench.core import paths
+from dmbench.errors import OptionError, PackageError, UnknownNameError
+from dmbench.judge import (
+    Judge,
+    JudgeOptions,
+    judge_pairs,
+    load_criteria,
+    model_family,
+    read_pairs,
+)
+from dmbench.judge.runs import (
+    JudgeRun,
+    judged_row,
+    open_judge_run,
+    run_judgements,
+    select_judged_runs,
+    targets,
+)
+from dmbench.judge.runs import Progress as JudgeProgress
+from dmbench.judge.study_run import study_pairs, study_row_maker, study_source
+from dmbench.llm import CACHE_DIR, DEFAULT_TIMEOUT, OllamaChat, ResponseCache
+from dmbench.metrics import DEFAULT_METRIC
+from dmbench.package import load_records, refresh, require_package
+from dmbench.package.descriptor import DESCRIPTOR
+from dmbench.package.lock import package_lock
+from dmbench.package.validate import run_json_validator
+from dmbench.runs.generate import Progress, generate_run
+from dmbench.runs.jobs import check_ready
+from dmbench.runs.rescoring import Rescored, rescore, select_runs
+from dmbench.runs.scores import replace_scores
+from dmbench.runs.store import RUN_FILE, Run
+from dmbench.sources.prompts import PROMPTS_DIR
+from dmbench.sources.records import ALL_DATASETS, DATASETS
+
+
+@dataclass(frozen=True, slots=True)
+class ScoringResult:
+    metric: str
+    runs: int
+    records: int
+    distinct_pairs: int
+    errors: int
+    seconds: float
+
+
+def score_runs(
+    package_dir: Path,
+    metric: str = DEFAULT_METRIC,
+    run_ids: Sequence[str] | None = None,
+    workers: int | None = None,
+    rescored: Rescored | None = None,
+) -> ScoringResult:
+    """Recompute and store the scores of the named runs (all by default), then refresh tables.
+
+    ``rescored`` (rows of ``metric`` for these runs, e.g. from verification) is stored as it is
+    instead of being computed a second time.
+    """
+    started = time.perf_counter()
+    require_package(package_dir)
+    with package_lock(package_dir):
+        runs = select_runs(package_dir, run_ids)
+        if rescored is None:
+            rescored = rescore(load_records(package_dir), runs, metric, workers)
+        elif rescored.metric != metric or not {r.info.run_id for r in runs} <= set(rescored.rows):
+            raise ValueError("the given rows are not of this metric and these runs")
+        for run in runs:
+            replace_scores(run.path, rescored.rows[run.info.run_id])
+        refresh(package_dir)
+    all_rows = [row for rows in rescored.rows.values() for row in rows]
+    return ScoringResult(
+        metric=metric,
+        runs=len(runs),
+        records=len(all_rows),
+        distinct_pairs=rescored.distinct_pairs,
+        errors=sum(row.error is not None for row in all_rows),
+        seconds=time.perf_counter() - started,
+    )
+
+
+def _check_run_file(run: Run) -> None:
+    """The run must satisfy the package's run schema, as ``dmbench validate`` will demand."""
+    data = json.loads((run.path / RUN_FILE).read_text("utf-8"))
+    errors = sorted(run_json_validator().iter_errors(data), key=str)
+    if errors:
+        raise PackageError(f"{run.path / RUN_FILE}: {errors[0].message}")
+
+
+def build_candidate(
+    package_dir: Path,
+    name: str,
+    model: str | None = None,
+    hosts: Sequence[str] = (),
+    offline: bool = False,
+    workers: int = 1,
+    **options: Any,
+) -> Candidate:
+    """Candidate ``name`` as the command line and the API both build it, from its spec.
+
+    ``options`` are generation settings (``None``: not given, so upstream's default holds); one
+    the candidate does not take is refused. An LLM candidate caches replies in the package and
+    reads the package's prompt files when it has them, else the sources'."""
+    spec = candidate_spec(name)
+    given = {option: value for option, value in options.items() if value is not None}
+    known = {option for other in CANDIDATES.values() for option in other.options}
+    unknown = sorted(given.keys() - known)
+    if unknown:
+        raise UnknownNameError(f"unknown generation option {unknown[0]!r}; choose from {sorted(known)}")
+    if not spec.uses_llm:
+        if model or hosts or offline or workers > 1 or given:
+            raise OptionError(
+                f"--model, --workers, --host, --offline, --no-truncate and the generation "
+                f"options (--temperature, --seed, ...) are for the LLM candidates; {name} "
+                "takes none"
+            )
+        return spec.factory()
+    foreign = sorted(given.keys() - spec.options.keys())
+    if foreign:
+        flag = "--no-truncate" if foreign[0] == "truncate" else f"--{foreign[0].replace('_', '-')}"
+        takers = [other.name for other in CANDIDATES.values() if foreign[0] in other.options]
+        raise OptionError(f"{flag} is for {', '.join(takers)}: {name} does not take it")
+    if not model:
+        raise OptionError(f"{name} needs --model (an Ollama model, e.g. glm-5.1:cloud)")
+    package = Path(package_dir)
+    return spec.factory(
+        model=model,
+        workers=workers,
+        hosts=tuple(hosts),
+        offline=offline,
+        cache_dir=package / CACHE_DIR,
+        prompts=package if (package / PROMPTS_DIR).is_dir() else None,
+        **given,
+    )
+
+
+def generate_dataset_runs(
+    package_dir: Path,
+    candidate: Candidate,
+    dataset: str,
+    runs: int = 1,
+    on_output: Progress | None = None,
+) -> list[Run]:
+    """Runs 1..``runs`` of ``candidate`` on each dataset, resumed where stored.
+
+    A built package (one with ``datapackage.json``) gets its tables and descriptor re-derived so
+    that the new runs are part of it; a folder holding only ``data/records.csv`` just gets runs.
+    """
+    require_package(package_dir, built=False)
+    names = list(DATASETS) if dataset == ALL_DATASETS else [dataset]
+    by_dataset = {name: load_records(package_dir, name) for name in names}
+    check_ready(candidate)
+    done: list[Run] = []
+    with package_lock(package_dir):
+        for name, dataset_records in by_dataset.items():
+            records = [Record(r.record_id, r.text) for r in dataset_records]
+            for run_index in range(1, runs + 1):
+                run = generate_run(package_dir, candidate, name, run_index, records, on_output)
+                _check_run_file(run)
+                done.append(run)
+        if (Path(package_dir) / DESCRIPTOR).is_file():
+            refresh(package_dir)
+    return done
+
+
+def make_judges(
+    package_dir: Path,
+    models: Sequence[str],
+    criteria_file: Path | None = None,
+    options: JudgeOptions = JudgeOptions(),
+    hosts: Sequence[str] = (),
+    timeout: float = DEFAULT_TIMEOUT,
+    offline: bool = False,
+) -> list[Judge]:
+    """One judge per model (a panel when several), sharing the package's reply cache."""
+    if len(set(models)) != len(models):
+        raise OptionError("a --model is given twice")
+    if not models:
+        raise OptionError("a judge needs --model (an Ollama model)")
+    criteria = load_criteria(criteria_file)
+    cache = ResponseCache(Path(package_dir) / CACHE_DIR)
+    return [
+        Judge(OllamaChat(model, hosts=tuple(hosts), timeout=timeout, think=options.think,
+                         cache=cache, offline=offline), criteria, options)
+        for model in models
+    ]  # fmt: skip
+
+
+def judge_package(
+    package_dir: Path,
+    judges: Sequence[Judge],
+    run_ids: Sequence[str] = (),
+    canonical: bool = False,
+    study: bool = False,
+    sources_dir: Path | None = None,
+    control: str | None = None,
+    workers: int = 1,
+    retry_failed: bool = False,
+    on_start: Callable[[JudgeRun, int], None] | None = None,
+    on_row: JudgeProgress | None = None,
+    on_warning: Callable[[str], None] | None = None,
+) -> JudgeRun:
+    """Judge stored runs (``run_ids``, or every ``canonical`` one) or the metric ``study``'s 39
+    human-rated pairs into a judge run (resumed where stored), then refresh the package.
+
+    Every judge answers (or, offline, the cache knows it) before anything is written;
+    ``on_start(run, total)`` is told the run and how many instances it has in all;
+    ``retry_failed`` asks again about the instances a previous stretch recorded as failed;
+    ``on_warning`` hears of a judge sharing a judged LLM's model family (it may prefer it)."""
+    if sum((bool(run_ids), canonical, study)) != 1:
+        raise OptionError("give exactly one of --runs, --canonical and --study")
+    criteria, options = judges[0].criteria, judges[0].options
+    if study:
+        require_package(package_dir)
+        sources = sources_dir or paths.default_sources_dir(package_dir)
+        pairs = study_pairs(sources, load_records(package_dir))
+        wanted = [pair.target for pair in pairs]
+        if control is not None:  # each pair's reference against itself
+            wanted = [replace(t, instance=replace(t.instance, generated=t.instance.reference))
+                      for t in wanted]  # fmt: skip
+        judged, study_file, row_of = [], study_source(), study_row_maker(pairs)
+    else:
+        runs = select_judged_runs(package_dir, run_ids, canonical)
+        _warn_self_preference(judges, runs, on_warning)
+        require_package(package_dir)
+        wanted = targets(runs, load_records(package_dir), criteria, control)
+        judged, study_file, row_of = [run.info.run_id for run in runs], None, judged_row
+    for judge in judges:
+        judge.chat.server_info()
+    with package_lock(package_dir):
+        run = open_judge_run(package_dir, judges, criteria, options, judged, control, study_file)
+        run_judgements(run, judges, wanted, workers, on_row, retry_failed, on_start, row_of)
+        refresh(package_dir)
+    return run
+
+
+def _warn_self_preference(
+    judges: Sequence[Judge], runs: Sequence[Run], on_warning: Callable[[str], None] | None
+) -> None:
+    families = {model_family(judge.model): judge.model for judge in judges}
+    for llm in sorted({run.info.model for run in runs if run.info.model}):
+        judge_model = families.get(model_family(llm))
+        if judge_model and on_warning is not None:
+            on_warning(
+                f"judge {judge_model} shares the model family {model_family(llm)!r} with "
+                f"{llm}; it may prefer its own family's outputs"
+            )
+
+
+def judge_own_pairs(
+    judges: Sequence[Judge],
+    pairs: IO[bytes] | IO[str],
+    source: str = "<pairs>",
+    control: str | None = None,
+    workers: int = 1,
+) -> Iterator[dict[str, Any]]:
+    """Judge JSON-lines pairs, nothing stored: one result line per pair, in input order.
+
+    ``control="identity"`` shows each pair's reference against itself instead."""
+    instances = read_pairs(pairs, source=source)
+    if control is not None:
+        instances = [replace(i, generated=i.reference) for i in instances]
+    for judge in judges:
+        judge.chat.server_info()
+    return judge_pairs(judges, instances, workers)
+

@@ -1,0 +1,1 @@
+"""What leaves the machine: the Zenodo deposit and the downloader's check of it."""

@@ -1,0 +1,61 @@
+"""The command group lists every command without importing it, and runs each from its module."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import click
+from click.testing import CliRunner
+
+from dmbench.cli import LAZY_COMMANDS, main
+
+CLI_DIR = Path(__file__).resolve().parents[1] / "src" / "dmbench" / "cli"
+HEAVY = {"pandas", "frictionless", "nltk", "spacy", "httpx", "ollama", "matplotlib", "numpy"}
+
+
+def _loaded_after(*argv: str) -> set[str]:
+    probe = (
+        "import sys, json\nfrom dmbench.cli import main\n"
+        f"try:\n    main({list(argv)!r})\nexcept SystemExit:\n    pass\n"
+        "print(json.dumps(sorted(sys.modules)), file=sys.stderr)"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    return set(json.loads(done.stderr.strip().splitlines()[-1]))
+
+
+def test_help_lists_every_command_and_imports_none_of_them():
+    loaded = _loaded_after("--help")
+    assert HEAVY.isdisjoint(loaded)
+    assert not {name for name in loaded if name.startswith("dmbench.cli.commands_")}
+    listed = CliRunner().invoke(main, ["--help"]).output
+    assert all(f"  {command.name} " in listed for command in LAZY_COMMANDS)
+
+
+def test_parse_loads_only_the_plantuml_stage(tmp_path):
+    diagram = tmp_path / "d.puml"
+    diagram.write_text("@startuml\nclass A\n@enduml\n", encoding="utf-8")
+    loaded = _loaded_after("parse", str(diagram))
+    assert "dmbench.plantuml" in loaded
+    assert HEAVY.isdisjoint(loaded) and "dmbench.metrics" not in loaded
+
+
+def test_each_summary_is_its_commands_help_and_every_command_is_listed():
+    """A summary is the first paragraph of the command's own help, and no command is missing."""
+    by_name = {command.name: command for command in LAZY_COMMANDS}
+    defined = {}
+    for path in sorted(CLI_DIR.glob("commands_*.py")):
+        module = importlib.import_module(f"dmbench.cli.{path.stem}")
+        commands = [v for v in vars(module).values() if isinstance(v, click.Command)]
+        nested = {id(sub) for group in commands if isinstance(group, click.Group)
+                  for sub in group.commands.values()}  # fmt: skip
+        for command in commands:
+            if id(command) not in nested:
+                defined[command.name] = (path.stem, command)
+    assert sorted(defined) == sorted(by_name)
+    for name, (module, command) in defined.items():
+        assert by_name[name].module == module
+        assert by_name[name].summary == " ".join(command.help.split("\n\n")[0].split())
