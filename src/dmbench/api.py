@@ -23,6 +23,7 @@ from dmbench.flows.changes import (
     score_runs,
 )
 from dmbench.flows.reproduce import reproduce as run_pipeline
+from dmbench.inspect_eval import ImportedRun, import_inspect_logs
 from dmbench.judge import JUDGE, JudgeOptions, leaderboard_rows
 from dmbench.judge.runs import CONTROLS, JudgeRun
 from dmbench.judge.runs import Progress as JudgeProgress
@@ -196,6 +197,12 @@ class Package:
     def leaderboard(self, judge: str | None = None) -> list[dict[str, Any]]:
         """The judge leaderboard's rows (every judge run, or run ``judge``), as plain dicts."""
         return leaderboard_rows(require_package(self.path), judge)
+
+    def import_inspect(self, logs: Sequence[PathLike]) -> list[ImportedRun]:
+        """Store the runs of ``inspect eval dmbench/domain_modelling`` logs (one per epoch),
+        checked before anything is written; a run already imported from its log is left as is.
+        Reading a log needs the extra ``dmbench[inspect]``."""
+        return import_inspect_logs(self.path, [Path(log) for log in logs])
 
     def validate(self) -> Report:
         """Frictionless validation plus dmbench's own checks; ``.valid`` says whether all hold."""

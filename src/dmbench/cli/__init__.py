@@ -35,6 +35,11 @@ LAZY_COMMANDS = (
         "Generate PlantUML with a candidate: new runs in the package, or JSON lines on stdout.",
     ),
     LazyCommand(
+        "import-inspect",
+        "commands_inspect",
+        "Store the runs of `inspect eval dmbench/domain_modelling` logs (LOG...) in the package.",
+    ),
+    LazyCommand(
         "judge",
         "commands_judge",
         "Score outputs against their reference with a judge model, blind (SciDiagBench protocol).",

@@ -24,8 +24,8 @@ JUDGE_CONTROLS_PATH = "data/judge_controls.csv"
 JUDGE_STUDY_PATH = "data/judge_study.csv"
 
 RUN_FIELDS = (
-    "run_id", "candidate", "model", "dataset", "run_index", "origin", "canonical", "uses_llm",
-    "temperature", "temperature_translate", "num_predict", "seed", "top_p", "top_k",
+    "run_id", "candidate", "model", "provider", "dataset", "run_index", "origin", "canonical",
+    "uses_llm", "temperature", "temperature_translate", "num_predict", "seed", "top_p", "top_k",
     "repeat_penalty", "timeout_seconds", "recorded_timeout_seconds", "enable_translation",
     "think", "truncate", "started_utc", "finished_utc", "complete", "n_records", "n_failed",
     "elapsed_seconds", "n_failed_score", "upstream_run_id", "upstream_path", "upstream_sha256",
@@ -60,6 +60,8 @@ def _run_row(run: Run, outputs: list[OutputRow]) -> dict[str, Any]:
         "run_id": info.run_id,
         "candidate": info.candidate,
         "model": info.model,
+        # an imported inspect_ai run names its provider; every other LLM run went through Ollama
+        "provider": info.provenance.get("provider") or ("ollama" if info.model else None),
         "dataset": info.dataset,
         "run_index": info.run_index,
         "origin": info.origin,
