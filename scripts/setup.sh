@@ -3,7 +3,7 @@
 # they were tested with (constraints.txt; regenerate it with
 # `.venv/bin/python -m pip freeze --exclude-editable > constraints.txt` after a dependency change).
 # System packages, each installed with apt-get only when missing (as root; otherwise a one-line
-# hint): python3-venv, a Java runtime (PlantUML draws the report's diagrams), Chromium (the
+# hint): python3-venv, a Java runtime and Graphviz (PlantUML draws the report's diagrams with dot), Chromium (the
 # report's browser tests) and wordnet-base (the WordNet licence `dmbench deposit` ships).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,6 +22,7 @@ if ! "$PYTHON" -c 'import venv, ensurepip' 2>/dev/null; then
 fi
 command -v java >/dev/null || [ -x "${JAVA_HOME:-/nonexistent}/bin/java" ] || apt_install default-jre-headless
 command -v chromium >/dev/null || apt_install chromium
+command -v dot >/dev/null || apt_install graphviz
 [ -f /usr/share/doc/wordnet-base/copyright ] || apt_install wordnet-base
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
 .venv/bin/python -m pip install --quiet --disable-pip-version-check -c constraints.txt -e ".[test]"

@@ -37,10 +37,12 @@ class ArchiveServer:
         truncate_to: int | None = None,
         endless: bool = False,
         trickle: float = 0.0,
+        trickle_body: float = 0.0,
     ) -> None:
         """``truncate_to``: send only that many bytes of each body (after the full
         Content-Length); ``endless``: a chunked body of zeros that never ends; ``trickle``:
-        seconds between the bytes of the reply, from its status line on."""
+        seconds between the bytes of the reply, from its status line on; ``trickle_body``:
+        the same once the status line and headers are sent at once."""
         archives_ = archives
         self.requests: list[str] = []
         requests = self.requests
@@ -54,15 +56,16 @@ class ArchiveServer:
                 if body is None:
                     self.send_error(404)
                     return
-                if trickle:
+                if trickle or trickle_body:
                     pad = "x" * 100  # headers that alone take 100 * trickle seconds
                     head = f"HTTP/1.1 200 OK\r\nX-Pad: {pad}\r\nContent-Length: {len(body)}\r\n\r\n"
-                    head = head.encode()
                     try:
-                        for byte in head + body:
+                        if trickle_body:
+                            self.wfile.write(head.encode())
+                        for byte in body if trickle_body else head.encode() + body:
                             self.wfile.write(bytes([byte]))
                             self.wfile.flush()
-                            time.sleep(trickle)
+                            time.sleep(trickle or trickle_body)
                     except (BrokenPipeError, ConnectionResetError):
                         pass  # the client gave up, as it should
                     return

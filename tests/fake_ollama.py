@@ -35,6 +35,8 @@ class Reply:
     done_reason: str = "stop"
     trickle: float = 0.0
     """Seconds between the bytes of the reply (headers included), when set."""
+    trickle_body_only: bool = False
+    """Send the status line and headers at once, and trickle only the body."""
     endless: bool = False
     """A chunked reply that never ends (until the client hangs up)."""
 
@@ -119,7 +121,9 @@ class FakeOllama:
             def log_message(self, *args: Any) -> None:
                 return
 
-            def _send(self, status: int, data: dict[str, Any], trickle: float = 0.0) -> None:
+            def _send(
+                self, status: int, data: dict[str, Any], trickle: float = 0.0, body_only=False
+            ) -> None:
                 payload = json.dumps(data).encode("utf-8")
                 try:
                     if trickle:
@@ -127,7 +131,9 @@ class FakeOllama:
                             f"HTTP/1.1 {status} OK\r\nContent-Type: application/json\r\n"
                             f"Content-Length: {len(payload)}\r\n\r\n"
                         ).encode()
-                        for byte in head + payload:
+                        if body_only:
+                            self.wfile.write(head)
+                        for byte in payload if body_only else head + payload:
                             self.wfile.write(bytes([byte]))
                             self.wfile.flush()
                             time.sleep(trickle)
@@ -221,6 +227,7 @@ class FakeOllama:
                             "eval_duration": 800,
                         },
                         reply.trickle,
+                        reply.trickle_body_only,
                     )
                 else:
                     self._send(404, {"error": "not found"})

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import csv
 import http.server
+import io
 import json
 import shutil
 import threading
@@ -13,7 +15,7 @@ from click.testing import CliRunner
 from test_package import _tree_digest, built, package_copy
 
 from dmbench.cli import main
-from dmbench.core.csvio import read_csv
+from dmbench.core.csvio import read_csv, write_csv
 from dmbench.errors import PackageError
 
 __all__ = ["built", "package_copy"]  # fixtures shared with test_package
@@ -229,7 +231,79 @@ def test_tables_with_a_string_score_names_the_file_and_line(package_copy, tmp_pa
     result = CliRunner().invoke(
         main, ["tables", "--package", str(package_copy), "--out", str(tmp_path / "o")]
     )
-    _one_line_error(result, "scores.jsonl, line 1:", "class_score is 'high', not a number")
+    _one_line_error(result, "scores.jsonl, line 1:", '"class_score" is "high", not a finite number')
+
+
+@pytest.mark.parametrize("generated", [42, None, ["@startuml"]], ids=["number", "null", "list"])
+@pytest.mark.parametrize("command", ["validate", "score", "verify", "errata"])
+def test_an_output_whose_generated_is_not_text_is_one_line(
+    package_copy, tmp_path, command, generated
+):
+    """Once a traceback in each of these commands (`'int' object has no attribute 'strip'`)."""
+    outputs = _calamo_run(package_copy) / "outputs.jsonl"
+    lines = outputs.read_text("utf-8").split("\n")
+    row = json.loads(lines[0])
+    row["generated"] = generated
+    outputs.write_text("\n".join([json.dumps(row), *lines[1:]]), encoding="utf-8")
+    args = ["--out", str(tmp_path / "errata.md")] if command == "errata" else []
+    result = CliRunner().invoke(main, [command, "--package", str(package_copy), *args])
+    wanted = f'"generated" is {json.dumps(generated)}, not a string'
+    where = f"{outputs}, line 1: not a valid output row of record {row['record_id']!r}"
+    _one_line_error(result, where, wanted)
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "wanted"),
+    [
+        ("elapsed_seconds", "NaN", "is NaN, not a finite number"),
+        ("elapsed_seconds", "1" + "0" * 400, "is 1" + "0" * 36 + "..., not a finite number"),
+        ("failed", '"no"', 'is "no", not true or false'),
+        ("calls", "[1]", "holds 1, not an object"),
+        ("record_id", '["x"]', 'is ["x"], not a string'),
+    ],
+    ids=["nan", "huge", "string-bool", "call-not-object", "list-id"],
+)
+def test_an_output_row_of_the_wrong_type_is_one_line(package_copy, tmp_path, field, value, wanted):
+    """A field whose JSON value is not of its type, each once a traceback or a silent NaN."""
+    outputs = _calamo_run(package_copy) / "outputs.jsonl"
+    lines = outputs.read_text("utf-8").split("\n")
+    row = json.loads(lines[0])
+    row[field] = "PLACEHOLDER"
+    lines[0] = json.dumps(row).replace('"PLACEHOLDER"', value)
+    outputs.write_text("\n".join(lines), encoding="utf-8")
+    result = CliRunner().invoke(
+        main, ["tables", "--package", str(package_copy), "--out", str(tmp_path / "o")]
+    )
+    _one_line_error(result, f"{outputs}, line 1: not a valid output row", f'"{field}" {wanted}')
+
+
+def test_a_csv_cell_over_128_kib_reads_back(tmp_path):
+    """A generated diagram longer than the csv module's default cell limit reads back, whether
+    or not frictionless (which lifts that limit for the whole process) was imported first."""
+    path = tmp_path / "t.csv"
+    write_csv(path, ["id", "generated"], [{"id": "r", "generated": "x" * 200_000}])
+    before = csv.field_size_limit(128 * 1024)
+    try:
+        assert read_csv(path) == [(2, {"id": "r", "generated": "x" * 200_000})]
+    finally:
+        csv.field_size_limit(before)
+
+
+def test_a_record_text_over_128_kib_is_one_line(package_copy, tmp_path):
+    """Once `_csv.Error: field larger than field limit` from tables, verify, score and errata;
+    now the record's checksum names it, as `validate` did."""
+    records = package_copy / "data" / "records.csv"
+    rows = list(csv.reader(io.StringIO(records.read_bytes().decode("utf-8"), newline="")))
+    rows[1][rows[0].index("text")] = "x" * 200_000
+    write_csv(records, rows[0], [dict(zip(rows[0], row, strict=True)) for row in rows[1:]])
+    before = csv.field_size_limit(128 * 1024)
+    try:
+        result = CliRunner().invoke(
+            main, ["tables", "--package", str(package_copy), "--out", str(tmp_path / "o")]
+        )
+    finally:
+        csv.field_size_limit(before)
+    _one_line_error(result, f"{records}, line 2, record {rows[1][0]!r}: text does not match")
 
 
 @pytest.mark.parametrize("field", ["totals", "settings"])
@@ -239,7 +313,7 @@ def test_validate_with_a_null_run_json_object_names_the_run(package_copy, field)
     data[field] = None
     run_json.write_text(json.dumps(data), encoding="utf-8")
     result = CliRunner().invoke(main, ["validate", "--package", str(package_copy)])
-    _one_line_error(result, f"{run_json.parent.name}/run.json", f"{field} is None, not an object")
+    _one_line_error(result, f"{run_json.parent.name}/run.json", f'"{field}" is null, not an object')
 
 
 def test_validate_without_schemas_folder_names_the_missing_schema(package_copy):

@@ -177,6 +177,19 @@ class TestFailures:
         assert caught.value.call["attempts"] == 1
         assert caught.value.call["error"]["reported"] == "ReadTimeout"
 
+    def test_a_body_trickling_after_quick_headers_ends_the_call_at_the_timeout(
+        self, fake_ollama, tmp_path
+    ):
+        """Headers at once, then a byte of the body every 0.2 s (the issue's case): the read
+        of the body itself ends at the timeout, not only a flag beside it."""
+        fake_ollama.script.extend([Reply("slow " * 200, trickle=0.2, trickle_body_only=True)] * 3)
+        chat = OllamaChat(MODEL, hosts=[fake_ollama.url], timeout=2.0)
+        started = time.monotonic()
+        with pytest.raises(ChatError, match=r"^ReadTimeout: .*no reply within 2 s") as caught:
+            chat.chat("s", "u", Options())
+        assert time.monotonic() - started < 30.0  # the body alone would take 200 s
+        assert caught.value.call["attempts"] == 1
+
     def test_a_transient_failure_is_retried_while_the_deadline_leaves_room(
         self, fake_ollama, tmp_path
     ):
@@ -259,6 +272,31 @@ class TestCache:
         assert again.text == "second" and again.call["cached"] is False
         assert json.loads(entry.read_text("utf-8"))["response"]["message"]["content"] == "second"
 
+    @pytest.mark.parametrize("message", [5, {"content": 5}, {"content": "x", "thinking": []}])
+    def test_an_entry_whose_message_is_no_text_is_asked_again(self, fake_ollama, tmp_path, message):
+        """Once `'int' object has no attribute 'strip'` when replayed."""
+        fake_ollama.script.extend([Reply("first"), Reply("second")])
+        make_chat(fake_ollama, tmp_path).chat("s", "u", Options())
+        (entry,) = (tmp_path / "cache" / "replies").rglob("*.json")
+        stored = json.loads(entry.read_text("utf-8"))
+        stored["response"]["message"] = message
+        entry.write_text(json.dumps(stored), encoding="utf-8")
+        again = make_chat(fake_ollama, tmp_path).chat("s", "u", Options())
+        assert again.text == "second" and again.call["cached"] is False
+
+    @pytest.mark.parametrize("damage", [b'{"model": "m", "model_di', b"[]", b'{"model": "m"}'])
+    def test_offline_with_a_damaged_model_record_says_what_to_do(
+        self, fake_ollama, tmp_path, damage
+    ):
+        """Once a JSONDecodeError or KeyError traceback in offline mode."""
+        fake_ollama.script.append(Reply("first"))
+        make_chat(fake_ollama, tmp_path).chat("s", "u", Options())
+        (record,) = (tmp_path / "cache" / "models").glob("*.json")
+        record.write_bytes(damage)
+        offline = make_chat(fake_ollama, tmp_path, offline=True)
+        with pytest.raises(CacheMissError, match="never seen model .* run once without --offline"):
+            offline.chat("s", "u", Options())
+
     def test_key_covers_messages_options_and_sample(self, fake_ollama, tmp_path):
         """Another message, option or sample number is another request."""
         fake_ollama.responder = lambda body: Reply(json.dumps(body["messages"]))
@@ -301,6 +339,26 @@ class TestHosts:
         assert resolve_hosts() == ("http://env:1",)
         monkeypatch.delenv("OLLAMA_HOST")
         assert resolve_hosts() == ("http://localhost:11434",)
+
+    @pytest.mark.parametrize(
+        ("given", "kept", "dropped"),
+        [
+            ("http://h:1/?api_key=K", "http://h:1", "query"),
+            ("https://u:K@h:1/ollama/#K", "https://h:1/ollama", "user name and password, fragment"),
+            ("h:1/api?K", "h:1/api", "query"),
+            ("http://h:1/x", "http://h:1/x", None),
+        ],
+    )
+    def test_a_host_is_kept_without_user_query_and_fragment(self, given, kept, dropped, capsys):
+        """What the ollama client never sends (and a token may hide in) is dropped, with a
+        warning that does not repeat it; a path (a proxy's prefix) is kept."""
+        assert resolve_hosts([given]) == (kept,)
+        warning = capsys.readouterr().err
+        assert "K" not in warning.replace(kept, "")
+        if dropped is None:
+            assert warning == ""
+        else:
+            assert f"--host {kept}: dropped the {dropped} of the URL given" in warning
 
     def test_calls_spread_over_hosts(self, tmp_path):
         """Concurrent calls use every host."""

@@ -15,13 +15,14 @@ from pathlib import Path
 import pytest
 from browser import Chromium, find_chromium
 from click.testing import CliRunner
-from fake_ollama import judge_reply
+from fake_ollama import Reply, judge_reply
 from results_support import standard_scored_package
 
 from dmbench.cli import main
 from dmbench.core.hashing import sha256_text
 from dmbench.metrics import PUBLISHED_METRIC, STANDARD_METRIC
 from dmbench.report import build_site, check_site
+from dmbench.report.outdir import finish_interrupted
 from dmbench.runs.scores import read_scores, write_scores
 from dmbench.runs.store import list_runs, read_outputs
 from dmbench.sources.records import read_records, write_records
@@ -103,15 +104,30 @@ def test_every_reference_and_canonical_output_is_drawn_on_its_page(site, package
             assert (site.out_dir / src).stat().st_size > 0
 
 
-def test_a_reference_plantuml_rejects_is_an_error_card_and_the_build_succeeds(site) -> None:
-    """ds1-AirTravel's reference writes ``"0..1"o--"0..*"``, which PlantUML calls a syntax error."""
-    page = Page(site.out_dir / "ds1-AirTravel.html")
-    reference = page.all("img")[0]
-    assert "PlantUML rejected this diagram (line 65: Syntax Error?)" in reference["alt"]
-    card = (site.out_dir / reference["src"]).read_text("utf-8")
-    assert "line 65: Syntax Error?" in card and 'Airline "0..1"o--"0..*" Airplane' in card
+def test_a_reference_plantuml_rejects_is_drawn_repaired_with_a_badge(site) -> None:
+    """ds1-AirTravel's reference writes ``"0..1"o--"0..*"``, which PlantUML calls a syntax error:
+    it is drawn with a space put in, and PlantUML's message is shown beside the drawing."""
+    page = (site.out_dir / "ds1-AirTravel.html").read_text("utf-8")
+    reference = Page(site.out_dir / "ds1-AirTravel.html").all("img")[0]
+    assert "class diagram with" in reference["alt"]
+    svg = (site.out_dir / reference["src"]).read_text("utf-8")
+    assert "contentStyleType" in svg and ">Airline<" in svg
+    assert (
+        '<figcaption class="badge" data-verdict="rejected">PlantUML rejects line 65: Syntax '
+        "Error?; drawn after the repair: space put between an arrow and its multiplicity"
+    ) in page
     drawn = Page(site.out_dir / "ds1-BankAccount.html").all("img")[0]
     assert "class diagram with 6 classes" in drawn["alt"]
+
+
+def test_every_file_in_diagrams_is_a_plantuml_drawing(site) -> None:
+    """No error card and no crash dump (PlantUML's exception screen) among the diagrams."""
+    svgs = list((site.out_dir / "diagrams").glob("*.svg"))
+    assert len(svgs) == site.diagrams - site.failed
+    for svg in svgs:
+        text = svg.read_text("utf-8")
+        assert "contentStyleType" in text and "error has occur" not in text, svg.name
+    assert site.rejected > site.repaired - 1 > 0
 
 
 def test_record_page_shows_scores_failures_and_the_class_matching(site) -> None:
@@ -142,9 +158,11 @@ def test_the_site_names_nothing_outside_itself(site) -> None:
     assert check.pages == 1 + len(RECORDS) and check.images >= len(RECORDS) * (1 + CELLS * RUNS)
     for path in site.out_dir.glob("*.html"):
         page = Page(path)
-        assert page.all("script") == [] and page.all("iframe") == []
+        assert page.all("script") == [{"src": "tables.js"}] and page.all("iframe") == []
         assert [link["href"] for link in page.all("link")] == ["style.css"]
     assert "url(" not in (site.out_dir / "style.css").read_text("utf-8")
+    script = (site.out_dir / "tables.js").read_text("utf-8")
+    assert "http" not in script and "fetch(" not in script and "XMLHttpRequest" not in script
 
 
 def test_the_check_finds_a_missing_image_a_remote_asset_and_a_dead_anchor(site, tmp_path) -> None:
@@ -217,25 +235,162 @@ def test_chromium_loads_the_page_from_file_without_errors(site, browser, page, t
     assert width <= 1366  # nothing wider than a laptop screen but the scrollable tables
 
 
-def test_judge_runs_show_as_the_leaderboard_and_on_the_record_pages(
-    package: Path, site, fake_ollama, tmp_path
-) -> None:
-    """Without judge runs there is no leaderboard; after ``dmbench judge`` (the scripted Ollama
-    server on 127.0.0.1 as the judge) the index has it and the judged output its reasons."""
-    assert "Judge leaderboard" not in (site.out_dir / "index.html").read_text("utf-8")
+def _judged_site(package: Path, fake_ollama, responder, tmp_path: Path):
+    """``dmbench judge`` of one run against the scripted Ollama server, then the report."""
     judged_package = shutil.copytree(package, tmp_path / "package")
-    fake_ollama.responder = judge_reply(8, 4, "names every booking class")
+    fake_ollama.responder = responder
     run = "chen__glm-5.1_cloud__ds2__run1"
     done = CliRunner().invoke(
         main,
         ["judge", "--model", "test-model", "--host", fake_ollama.url, "--package",
          str(judged_package), "--runs", run],
     )  # fmt: skip
+    return done, build_site(judged_package, tmp_path / "site")
+
+
+def test_judge_runs_show_as_the_leaderboard_and_on_the_record_pages(
+    package: Path, site, fake_ollama, tmp_path
+) -> None:
+    """Without judge runs there is no leaderboard; after ``dmbench judge`` (the scripted Ollama
+    server on 127.0.0.1 as the judge) the index has it and the judged output its reasons."""
+    assert "Judge leaderboard" not in (site.out_dir / "index.html").read_text("utf-8")
+    done, judged = _judged_site(
+        package, fake_ollama, judge_reply(8, 4, "names every booking class"), tmp_path
+    )
     assert done.exit_code == 0, done.output
-    judged = build_site(judged_package, tmp_path / "site")
     assert judged.ok, judged.check.problems
     index = (judged.out_dir / "index.html").read_text("utf-8")
     assert '<a href="#judge">Judge leaderboard</a>' in index and "Overall [95% CI]" in index
     page = (judged.out_dir / "ds2-HBMS.html").read_text("utf-8")
     assert page.count("Judge test-model") == 1
     assert "names every booking class" in page
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
+def test_the_site_is_reproducible_byte_for_byte(site, package: Path, tmp_path: Path) -> None:
+    again = build_site(package, tmp_path / "again")
+    assert again.drawn == 0  # every diagram from the render cache
+    assert _files(again.out_dir) == _files(site.out_dir)
+
+
+def test_a_warm_rebuild_keeps_the_site_when_nothing_changed(package: Path, tmp_path) -> None:
+    first = build_site(package, tmp_path / "site")
+    index = first.out_dir / "index.html"
+    stamp = index.stat().st_mtime_ns
+    kept = build_site(package, tmp_path / "site")
+    assert (kept.diagrams, kept.record_pages, kept.ok) == (first.diagrams, first.record_pages, True)
+    assert index.stat().st_mtime_ns == stamp  # not rewritten
+    changed = cut_package(shutil.copytree(package, tmp_path / "changed"), RECORDS[1:])
+    rebuilt = build_site(changed, tmp_path / "site")
+    assert rebuilt.record_pages == len(RECORDS) - 1
+    assert not (tmp_path / "site" / "ds1-AirTravel.html").exists()
+
+
+def _runs(package: Path) -> dict[str, bytes]:
+    return _files(package / "runs")
+
+
+@pytest.mark.parametrize("target", ["runs", ".", "data", "runs/new", ".."])
+def test_report_refuses_to_replace_the_package_or_its_folders(
+    package: Path, tmp_path: Path, target: str
+) -> None:
+    copy = shutil.copytree(package, tmp_path / "pkg" / "package")
+    before = _runs(copy)
+    result = CliRunner().invoke(
+        main, ["report", "--out", str(copy / target), "--package", str(copy)]
+    )
+    assert result.exit_code == 1, result.output
+    assert result.output.count("\n") == 1 and result.output.startswith("Error: --out ")
+    assert "Traceback" not in result.output
+    assert _runs(copy) == before and (copy / "datapackage.json").is_file()
+
+
+def test_report_refuses_a_folder_it_did_not_write(package: Path, tmp_path: Path) -> None:
+    foreign = tmp_path / "notes"
+    foreign.mkdir()
+    (foreign / "thesis.tex").write_text("keep me", "utf-8")
+    result = CliRunner().invoke(main, ["report", "--out", str(foreign), "--package", str(package)])
+    assert result.exit_code == 1 and "did not write" in result.output
+    assert (foreign / "thesis.tex").read_text("utf-8") == "keep me"
+    render = CliRunner().invoke(main, ["render", "--out", str(foreign), "--package", str(package)])
+    assert render.exit_code == 1 and "did not write" in render.output
+    assert sorted(p.name for p in foreign.iterdir()) == ["thesis.tex"]
+
+
+def test_a_swap_killed_between_its_renames_is_finished_by_the_next_build(
+    site, package: Path, tmp_path: Path
+) -> None:
+    """Killed after moving the old site aside: no report/ for a moment; the next build puts the
+    old one back before it starts (and removes a killed build's staging folder)."""
+    out = tmp_path / "report"
+    shutil.copytree(site.out_dir, tmp_path / ".report-old")
+    (tmp_path / ".report-staging-killed").mkdir()
+    finish_interrupted(out)
+    assert (out / "index.html").is_file() and not (tmp_path / ".report-old").exists()
+    assert not (tmp_path / ".report-staging-killed").exists()
+
+
+def test_render_out_writes_only_drawings(package: Path, tmp_path: Path) -> None:
+    result = CliRunner().invoke(
+        main, ["render", "--out", str(tmp_path / "svg"), "--package", str(package)]
+    )
+    assert result.exit_code == 0, result.output
+    assert "drawn repaired" in result.output
+    svgs = list((tmp_path / "svg").glob("*.svg"))
+    assert svgs and all("contentStyleType" in p.read_text("utf-8") for p in svgs)
+    again = CliRunner().invoke(
+        main, ["render", "--out", str(tmp_path / "svg"), "--package", str(package)]
+    )
+    assert again.exit_code == 0, again.output
+
+
+def test_chromium_shows_a_repaired_output_and_sorts_and_filters_the_records(
+    site, browser
+) -> None:
+    load = browser.load((site.out_dir / "ds1-AirTravel.html").resolve().as_uri())
+    assert load.console == [] and load.broken_images == []
+    badges = browser.evaluate(
+        "Array.from(document.querySelectorAll('figure.repaired')).filter("
+        "f => f.querySelector('img').naturalWidth > 0 && f.querySelector('.badge')).length"
+    )
+    assert badges >= 1
+    order = browser.evaluate(
+        "(() => { const s = document.querySelector('#order select'); s.value = 'class';"
+        " s.dispatchEvent(new Event('change'));"
+        " const grid = document.querySelector('.runs');"
+        " return Array.from(grid.children).map(a => +a.dataset.class); })()"
+    )
+    assert order == sorted(order, reverse=True) and len(order) == RUNS
+
+    load = browser.load((site.out_dir / "index.html").resolve().as_uri())
+    assert load.console == []
+    column = 3  # the first cell's class score
+    values = browser.evaluate(
+        f"(() => {{ const t = document.querySelector('table.records');"
+        f" t.tHead.rows[0].cells[{column}].querySelector('button').click();"
+        f" return Array.from(t.tBodies[0].rows).map(r => r.cells[{column}].textContent); }})()"
+    )
+    numbers = [float(v) for v in values]
+    assert numbers == sorted(numbers) and len(numbers) == 2  # DS-1 has two records here
+    shown = browser.evaluate(
+        "(() => { const f = document.querySelector('input.filter'); f.value = 'bank';"
+        " f.dispatchEvent(new Event('input'));"
+        " const t = document.querySelector('table.records');"
+        " return Array.from(t.tBodies[0].rows).filter(r => !r.hidden)"
+        ".map(r => r.cells[0].textContent.trim()); })()"
+    )
+    assert shown == ["ds1-BankAccount"]
+
+
+def test_a_failed_judgement_shows_the_judges_raw_reply(package: Path, fake_ollama, tmp_path):
+    """A judge that answers prose instead of the JSON asked for: the page says the judgement
+    failed and shows the reply as it came, escaped."""
+    responder = lambda body: Reply("I think <b>A</b> is better.")  # noqa: E731
+    done, judged = _judged_site(package, fake_ollama, responder, tmp_path)
+    assert done.exit_code in (0, 1), done.output
+    assert judged.ok, judged.check.problems
+    page = (judged.out_dir / "ds2-HBMS.html").read_text("utf-8")
+    assert "The judge's reply, as it came:</p><pre>I think &lt;b&gt;A&lt;/b&gt; is better.</pre>" in page

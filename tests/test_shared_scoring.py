@@ -45,3 +45,59 @@ def test_rows_of_another_metric_are_refused(package_and_rows):
     package, rescored = package_and_rows
     with pytest.raises(ValueError, match="not of this metric"):
         score_runs(package, STANDARD_METRIC, RULE_BASED_DS2, rescored=rescored)
+
+
+class TestScoringMemo:
+    """Each distinct (metric, reference, generated) is computed once per process."""
+
+    @staticmethod
+    def _counting(result):
+        calls = []
+
+        def explain(reference, generated):
+            calls.append((reference, generated))
+            if isinstance(result, Exception):
+                raise result
+            return result
+
+        return explain, calls
+
+    def test_a_pair_is_computed_once_and_its_error_remembered(self):
+        from dmbench.metrics.scoring import Metric, Scores
+
+        explain, calls = self._counting(Scores(0.5, 0.25, 1.0))
+        metric = Metric("memo-test-ok", "compat", "", explain)
+        first = metric.explained("A", "B")
+        assert metric.explained("A", "B") is first
+        assert metric.compute("A", "B") == Scores(0.5, 0.25, 1.0)
+        assert metric.explained("A", "C") is first and len(calls) == 2
+        failing, failures = self._counting(ValueError("Invalid generated model"))
+        broken = Metric("memo-test-error", "compat", "", failing)
+        for _ in range(3):
+            with pytest.raises(ValueError, match="Invalid generated model"):
+                broken.explained("A", "B")
+        assert len(failures) == 1
+
+    def test_a_missing_prerequisite_is_not_remembered(self):
+        from dmbench.errors import MissingPrerequisiteError
+        from dmbench.metrics.scoring import Metric
+
+        explain, calls = self._counting(MissingPrerequisiteError("NLTK data missing"))
+        metric = Metric("memo-test-missing", "compat", "", explain)
+        for _ in range(2):
+            with pytest.raises(MissingPrerequisiteError):
+                metric.explained("A", "B")
+        assert len(calls) == 2
+
+    def test_the_same_metric_name_shares_the_memo_across_stages(self):
+        """The report's explain and the score stage's benchmark view reuse one computation."""
+        from dmbench.metrics import explain, score_benchmark
+
+        reference = (
+            "@startuml\nclass Customer {\n  name\n}\nclass Order\nCustomer -- Order\n@enduml"
+        )
+        generated = "@startuml\nclass Client {\n  name\n}\nclass Order\n@enduml"
+        explained = explain(reference, generated, "metrik-1")
+        assert explain(reference, generated, "metrik-1") is explained
+        score = score_benchmark(reference, generated, "metrik-1")
+        assert score.class_score == explained.class_score

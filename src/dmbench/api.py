@@ -50,6 +50,7 @@ from dmbench.release.deposit import Deposit, build_deposit, upload_deposit
 from dmbench.render import LAYOUT, PLANTUML_VERSION, cache_dir_for, render_diagrams
 from dmbench.report import build_site
 from dmbench.report.data import package_diagrams
+from dmbench.report.outdir import refuse_foreign, write_drawings
 from dmbench.runs.generate import Progress as GenerateProgress
 from dmbench.runs.jobs import generate_records, read_records_file
 from dmbench.runs.store import Run
@@ -61,6 +62,13 @@ from dmbench.sources.records import ALL_DATASETS, DATASET_CHOICES, RECORD_FIELDS
 from dmbench.tables import SCORE_SOURCES
 from dmbench.tables.agreement import agreement_csv, agreement_markdown, agreement_table
 from dmbench.tables.errata import write_errata
+from dmbench.tables.validity import (
+    VALIDITY_FIELDS,
+    validity_csv_rows,
+    validity_markdown,
+    validity_table,
+    write_validity,
+)
 from dmbench.tables.leaderboard_files import write_leaderboard as write_leaderboard_file
 from dmbench.tables.render import TableSet, build_tables, write_tables
 
@@ -283,6 +291,7 @@ __all__ = [
     "JudgeRun",
     "LAYOUT",
     "PLANTUML_VERSION",
+    "VALIDITY_FIELDS",
     "SCORE_SOURCES",
     "TOKEN_ENV",
     "ZenodoClient",
@@ -295,11 +304,17 @@ __all__ = [
     "check_package",
     "fetch",
     "package_diagrams",
+    "refuse_foreign",
     "render_diagrams",
     "require_package",
     "run_pipeline",
     "upload_deposit",
+    "validity_csv_rows",
+    "validity_markdown",
+    "validity_table",
+    "write_drawings",
     "write_errata",
     "write_metadata",
     "write_tables",
+    "write_validity",
 ]

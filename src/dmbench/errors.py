@@ -147,7 +147,11 @@ class ChatError(DmbenchError):
 
 
 class RenderError(DmbenchError):
-    """PlantUML itself failed (not a diagram it rejected, which becomes an error card)."""
+    """PlantUML could not be run at all (not one diagram failing, which is that diagram's)."""
+
+
+class OutDirRefusedError(DmbenchError):
+    """A command was asked to replace a folder it did not create (the package, data, ...)."""
 
 
 class ZenodoError(DmbenchError):

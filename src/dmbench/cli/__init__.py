@@ -111,6 +111,11 @@ LAZY_COMMANDS = (
         "Build the report: a static HTML site (index, one page per record, diagrams, plots).",
     ),
     LazyCommand(
+        "validity",
+        "commands_validity",
+        "Count, per series and dataset, the outputs PlantUML rejects, repairs and cannot draw.",
+    ),
+    LazyCommand(
         "reproduce",
         "commands_reproduce",
         "Fetch what is missing, build, verify the published scores, re-score, tabulate, "

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import click
@@ -13,7 +12,9 @@ from dmbench.api import (
     build_site,
     cache_dir_for,
     package_diagrams,
+    refuse_foreign,
     render_diagrams,
+    write_drawings,
 )
 from dmbench.cli._options import package_option
 from dmbench.core import paths
@@ -32,27 +33,30 @@ from dmbench.core import paths
     "--out",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
-    help="Also copy each SVG here as <sha256 of the source>.svg (default: only the cache).",
+    help="Also write each drawing here as <sha256 of the source>.svg (the folder is replaced "
+    "whole; refused unless new, empty or written by an earlier render).",
 )
 @package_option
 def render(run_ids: tuple[str, ...], out: Path | None, package_dir: Path | None) -> None:
     """Draw every reference and generated diagram as SVG with PlantUML, in one Java process.
 
-    SVGs are cached by the sha256 of their source under the package's .dmbench-cache/render/;
-    a diagram PlantUML rejects becomes an error card with PlantUML's message.
+    SVGs and PlantUML's verdicts are cached by the sha256 of their source under the package's
+    .dmbench-cache/render/; a diagram PlantUML rejects is drawn after the least repair that
+    makes PlantUML accept it.
     """
     package = paths.package_dir(package_dir)
     ids = [item for value in run_ids for item in value.replace(",", " ").split()]
+    if out is not None:
+        refuse_foreign(out, package, "render")
     sources = package_diagrams(package, ids or None)
     batch = render_diagrams(sources, cache_dir_for(package))
     if out is not None:
-        out.mkdir(parents=True, exist_ok=True)
-        for rendering in batch.renderings.values():
-            shutil.copyfile(rendering.path, out / f"{rendering.sha256}.svg")
+        write_drawings(batch, out, package)
     click.echo(
-        f"{len(batch.renderings)} distinct diagrams: {batch.drawn} drawn by PlantUML "
-        f"{PLANTUML_VERSION} ({LAYOUT}), {batch.cached} from the cache, {batch.rejected} rejected "
-        f"(error cards) ({batch.seconds:.1f} s)"
+        f"{len(batch.renderings)} distinct diagrams: {batch.drawn} sent to PlantUML "
+        f"{PLANTUML_VERSION} ({LAYOUT}), {batch.cached} from the cache; {batch.rejected} rejected "
+        f"as written, {batch.repaired} drawn repaired, {batch.failed} not drawn "
+        f"({batch.seconds:.1f} s)"
     )
 
 
@@ -62,7 +66,8 @@ def render(run_ids: tuple[str, ...], out: Path | None, package_dir: Path | None)
     type=click.Path(file_okay=False, path_type=Path),
     default=Path("report"),
     show_default=True,
-    help="Folder of the site (replaced whole when the build succeeds).",
+    help="Folder of the site (replaced whole when the build succeeds; refused unless new, "
+    "empty or an earlier report).",
 )
 @package_option
 def report(out: Path, package_dir: Path | None) -> None:

@@ -18,6 +18,9 @@ from typing import Any
 from dmbench.core import atomic
 from dmbench.errors import PackageError
 
+_CELL_LIMIT = 2**31 - 2
+"""The largest cell the ``csv`` module can take (frictionless's limit too)."""
+
 
 def cell(value: Any) -> str:
     if value is None:
@@ -47,8 +50,12 @@ def read_csv(path: Path) -> list[tuple[int, dict[str, str]]]:
     """Rows with the physical line each starts on (multi-line cells make the two differ).
 
     A row with fewer or more cells than the header is an error naming its line: read on, its
-    missing cells would be ``None`` and fail far from the file.
+    missing cells would be ``None`` and fail far from the file. A cell may be of any size, as
+    in frictionless (``validate``): a generated diagram can be longer than the 128 KiB the
+    ``csv`` module takes by default, a limit frictionless lifts for the whole process once
+    imported, so without this a command would read a package only if it imported it first.
     """
+    csv.field_size_limit(_CELL_LIMIT)  # raised for good, as frictionless does: no race
     rows = []
     try:
         with Path(path).open(encoding="utf-8", newline="") as handle:

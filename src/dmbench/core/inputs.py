@@ -7,13 +7,20 @@ one line instead of a traceback.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import json
+import math
 import sys
+import types
+import typing
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from dmbench.errors import InputError, UnknownNameError
+
+T = TypeVar("T")
 
 STDIN = "-"
 BOM = b"\xef\xbb\xbf"
@@ -75,6 +82,83 @@ def parse_json(text: str) -> Any:
         bad = f"\\u{ord(exc.object[exc.start]):04x}"
         raise ValueError(f"a string holds a lone surrogate ({bad})") from None
     return item
+
+
+_JSON_NAMES = {
+    str: "a string",
+    bool: "true or false",
+    int: "an integer",
+    float: "a finite number",
+    dict: "an object",
+    tuple: "a list",
+    list: "a list",
+    type(None): "null",
+}
+
+
+def dataclass_from_json(cls: type[T], data: Any) -> T:
+    """``cls`` built from a JSON object whose every value has its field's type, else a
+    ``TypeError`` naming the first field that does not: a number where a diagram belongs would
+    otherwise fail far from its file, as a traceback. A list becomes a tuple where the field is
+    a tuple."""
+    if not isinstance(data, dict):
+        raise TypeError(f"{_json_repr(data)} where an object belongs")
+    hints = _field_types(cls)
+    unknown = sorted(set(data) - set(hints))
+    if unknown:
+        raise TypeError(f'unknown field "{unknown[0]}"')
+    for field in dataclasses.fields(cls):  # type: ignore[arg-type]
+        optional = field.default is not dataclasses.MISSING
+        optional |= field.default_factory is not dataclasses.MISSING
+        if not optional and field.name not in data:
+            raise TypeError(f'"{field.name}" is missing')
+    values = {}
+    for name, value in data.items():
+        misfit = _misfit(value, hints[name])
+        if misfit:
+            raise TypeError(f'"{name}" {misfit}')
+        as_tuple = typing.get_origin(hints[name]) is tuple and isinstance(value, list)
+        values[name] = tuple(value) if as_tuple else value
+    return cls(**values)
+
+
+@functools.cache
+def _field_types(cls: type) -> dict[str, Any]:
+    return typing.get_type_hints(cls)
+
+
+def _misfit(value: Any, hint: Any) -> str | None:
+    """How a JSON value fails a field's type (``bool`` is no ``int``, an ``int`` is a ``float``,
+    NaN and infinities are no ``float``), or ``None`` when it fits."""
+    if hint is Any:
+        return None
+    if isinstance(hint, types.UnionType) or typing.get_origin(hint) is typing.Union:
+        misfits = [_misfit(value, alternative) for alternative in typing.get_args(hint)]
+        if None in misfits:
+            return None
+        wanted = dict.fromkeys(map(_json_name, typing.get_args(hint)))
+        return f"is {_json_repr(value)}, not {' or '.join(wanted)}"
+    kind = typing.get_origin(hint) or hint
+    fits = isinstance(value, kind) and not (kind in (int, float) and isinstance(value, bool))
+    if kind is float and isinstance(value, int | float) and not isinstance(value, bool):
+        fits = math.isfinite(value) if isinstance(value, float) else abs(value) < 2**1023
+    elif kind in (tuple, list):
+        fits = isinstance(value, list | tuple)
+        items = [arg for arg in typing.get_args(hint) if arg is not Ellipsis]
+        for item in value if fits and items else ():
+            if _misfit(item, items[0]):
+                return f"holds {_json_repr(item)}, not {_json_name(items[0])}"
+    return None if fits else f"is {_json_repr(value)}, not {_json_name(kind)}"
+
+
+def _json_name(hint: Any) -> str:
+    return _JSON_NAMES[typing.get_origin(hint) or hint]
+
+
+def _json_repr(value: Any) -> str:
+    """A value as its JSON, cut short: an error line names it, whatever its size."""
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def read_text(path: Path | str) -> str:

@@ -29,6 +29,7 @@ from dmbench.runs.verify import verify
 from dmbench.sources import fetch, pinned_files, verify_all
 from dmbench.tables.errata import write_errata
 from dmbench.tables.published_tables import write_published_tables
+from dmbench.tables.validity import validity_table, write_validity
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,6 +123,7 @@ def reproduce(
 
     def do_tables() -> tuple[bool, str, str]:
         written = write_published_tables(package_dir, results_dir)
+        written += write_validity(validity_table(package_dir), results_dir)
         folders = sorted({str(path.parent) for path in written})
         return True, f"{len(written)} files in {' and '.join(folders)}", ""
 

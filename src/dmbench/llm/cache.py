@@ -65,12 +65,9 @@ class ResponseCache:
         path = self._reply_path(key)
         if not path.is_file():
             return None
-        try:
-            entry = json.loads(path.read_text(encoding="utf-8"))
-            if entry.get("key") == key and isinstance(entry.get("response"), dict):
-                return entry
-        except (OSError, UnicodeDecodeError, ValueError, RecursionError, AttributeError):
-            pass
+        entry = _read_object(path)
+        if entry is not None and entry.get("key") == key and _is_chat_reply(entry.get("response")):
+            return entry
         log.warning("discarding the damaged reply-cache entry %s", path)
         path.unlink(missing_ok=True)
         return None
@@ -83,7 +80,29 @@ class ResponseCache:
         path = self._model_path(model)
         if not path.is_file():
             return None
-        return json.loads(path.read_text(encoding="utf-8"))
+        info = _read_object(path)
+        if info is None or not isinstance(info.get("model_digest"), str):
+            log.warning("ignoring the damaged model record %s", path)
+            return None
+        return info
 
     def remember_model(self, model: str, info: Mapping[str, Any]) -> None:
         atomic.write_json(self._model_path(model), {"model": model, **info})
+
+
+def _read_object(path: Path) -> dict[str, Any] | None:
+    """The JSON object stored at ``path``, or ``None`` when it is not one (damaged)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _is_chat_reply(response: Any) -> bool:
+    """Whether a stored body reads as a chat reply: an object whose message, if any, is an
+    object whose content and thinking are text or absent."""
+    message = response.get("message") or {} if isinstance(response, dict) else None
+    if not isinstance(message, dict):
+        return False
+    return all(isinstance(message.get(name), str | None) for name in ("content", "thinking"))

@@ -218,12 +218,12 @@ class _BoundedTransport(httpx.HTTPTransport):
 def resolve_hosts(hosts: Sequence[str] = ()) -> tuple[str, ...]:
     """``--host`` values in order, else ``$OLLAMA_HOST``, else upstream's default host.
 
-    Each is checked and stripped of any user name and password: a host's name lands in
-    ``run.json`` and every call record, that is in the published package, and the ``ollama``
-    client never sends user info anyway.
+    Each is checked and cut to scheme, host, port and path: a host's URL lands in ``run.json``
+    and every call record, that is in the published package, and the ``ollama`` client sends
+    neither user info nor query nor fragment anyway (a token in ``?api_key=`` is not stored).
     """
     chosen = [host for host in hosts if host] or [os.environ.get("OLLAMA_HOST") or DEFAULT_HOST]
-    return tuple(_public_host(host.rstrip("/")) for host in chosen)
+    return tuple(_public_host(host) for host in chosen)
 
 
 def _public_host(host: str) -> str:
@@ -236,16 +236,23 @@ def _public_host(host: str) -> str:
         raise InputError(
             f"--host {host!r} is not a server URL ({exc})", hint="e.g. http://localhost:11434"
         ) from None
-    if "@" not in split.netloc:
-        return host
-    scheme, _, rest = host.rpartition("://")
-    public = (f"{scheme}://" if scheme else "") + split.netloc.rpartition("@")[2]
-    public += rest[len(split.netloc) :]
-    print(
-        f"dmbench: warning: --host {public}: the user name and password given are neither sent "
-        "(the ollama client drops them) nor stored",
-        file=sys.stderr,
-    )
+    scheme = f"{split.scheme}://" if "://" in host else ""
+    public = f"{scheme}{split.netloc.rpartition('@')[2]}{split.path}".rstrip("/")
+    dropped = [
+        part
+        for part, given in (
+            ("user name and password", "@" in split.netloc),
+            ("query", "?" in host),
+            ("fragment", "#" in host),
+        )
+        if given
+    ]
+    if dropped:
+        print(
+            f"dmbench: warning: --host {public}: dropped the {', '.join(dropped)} of the URL "
+            "given (the ollama client never sends them; they are not stored)",
+            file=sys.stderr,
+        )
     return public
 
 

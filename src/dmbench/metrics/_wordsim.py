@@ -3,10 +3,12 @@
 An identifier (class, attribute or relationship name) becomes a list of lemmas: split at
 whitespace, underscores, camelCase and letter/digit boundaries, lower-cased, POS-tagged as one
 sequence by NLTK's averaged perceptron, stripped of NLTK's English stopwords and lemmatised by
-``WordNetLemmatizer`` with the tag's WordNet POS (nouns by default). Two lemma lists are compared
-over a shared vocabulary: their lemmas in order of first appearance, each kept only if its best
-Wu-Palmer similarity to every word already kept is below 0.85. Each list's vector holds, per
-vocabulary word, its best Wu-Palmer similarity to the list; the score is their cosine.
+``WordNetLemmatizer``'s rule with the tag's WordNet POS (nouns by default), WordNet read by
+``_wordnet_reader``'s lean reader, which skips what NLTK loads for other uses. Two lemma lists
+are compared over a shared vocabulary: their lemmas in order of first appearance, each kept
+only if its best Wu-Palmer similarity to every word already kept is below 0.85. Each list's
+vector holds, per vocabulary word, its best Wu-Palmer similarity to the list; the score is their
+cosine.
 
 Everything NLTK computes here depends only on its arguments, so each step is memoised for the
 life of the process: lemmas per identifier, synsets per lemma, Wu-Palmer per ordered lemma pair
@@ -25,6 +27,7 @@ import math
 import re
 from functools import cache
 
+from dmbench.metrics._wordnet_reader import import_nltk, lean_wordnet
 from dmbench.metrics._wupalmer import WuPalmer
 from dmbench.metrics.nltk_data import require_nltk_data, use_data_dirs
 
@@ -58,15 +61,13 @@ class WordSimilarity:
     """The NLTK objects metrik-4 uses, with a memo for every function of them."""
 
     def __init__(self) -> None:
+        import_nltk()  # first: the checks below import NLTK too
         require_nltk_data()
         use_data_dirs()
-        from nltk.corpus import stopwords, wordnet
-        from nltk.stem import WordNetLemmatizer
-        from nltk.tag.perceptron import PerceptronTagger
+        from nltk.corpus import stopwords
 
-        self._wordnet = wordnet
-        self._tagger = PerceptronTagger()
-        self._lemmatizer = WordNetLemmatizer()
+        self._wordnet = lean_wordnet()
+        self._tagger = None
         self._stopwords = frozenset(stopwords.words("english"))
         self._wu_palmer = WuPalmer()
         self._lemmas: dict[str, tuple[str, ...]] = {}
@@ -86,10 +87,26 @@ class WordSimilarity:
         if not words:
             return ()
         return tuple(
-            self._lemmatizer.lemmatize(word, pos=_WORDNET_POS.get(tag[:1], "n"))
-            for word, tag in self._tagger.tag(words)
+            self._lemmatize(word, _WORDNET_POS.get(tag[:1], "n"))
+            for word, tag in self._tag(words)
             if word not in self._stopwords
         )
+
+    def _tag(self, words: list[str]) -> list[tuple[str, str]]:
+        """NLTK's averaged perceptron tags; its model (0.2 s) is loaded by the first call."""
+        if self._tagger is None:
+            from nltk.tag.perceptron import PerceptronTagger
+
+            self._tagger = PerceptronTagger()
+        return self._tagger.tag(words)
+
+    def _lemmatize(self, word: str, pos: str) -> str:
+        """``WordNetLemmatizer().lemmatize``: the shortest of WordNet's base forms, else the word.
+
+        NLTK's lemmatizer always asks ``nltk.corpus.wordnet``, the stock reader; this asks ours.
+        """
+        forms = self._wordnet._morphy(word, pos)
+        return min(forms, key=len) if forms else word
 
     def _synsets_of(self, lemma: str) -> list:
         found = self._synsets.get(lemma)

@@ -22,11 +22,10 @@ attributes (``parse_compat(..., keep_static=True)``).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 
 from dmbench.metrics._contract import require_valid
 from dmbench.metrics._levenshtein import levenshtein
-from dmbench.plantuml import parse_compat
+from dmbench.plantuml import memoised, parse_compat
 from dmbench.plantuml.model import Class, Diagram, Relationship
 
 EXACT = "exact"
@@ -91,10 +90,12 @@ def explain(reference: str, generated: str) -> Explanation:
     return compare(_read(reference), _read(generated))
 
 
-@lru_cache(maxsize=256)
-def _read(text: str) -> Diagram:
+def _parse(text: str) -> Diagram:
     """Metrik-1's parser; a reference recurs in every pair of its record, so reads are shared."""
     return parse_compat(text, keep_static=True)
+
+
+_read = memoised(_parse)
 
 
 def compare(reference: Diagram, generated: Diagram) -> Explanation:

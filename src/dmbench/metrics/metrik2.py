@@ -27,16 +27,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import TypeVar
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
 from dmbench.errors import MetricError
 from dmbench.metrics._contract import require_valid
 from dmbench.metrics._levenshtein import normalised_levenshtein
-from dmbench.plantuml import parse_compat
+from dmbench.plantuml import parse
 from dmbench.plantuml.model import Attribute, Class, Diagram, Relationship
 
 T = TypeVar("T")
@@ -128,8 +127,8 @@ def explain(reference: str, generated: str) -> Explanation:
     return compare(_read(reference), _read(generated))
 
 
-#: A reference recurs in every pair of its record; a diagram is a value, so a read can be shared.
-_read = lru_cache(maxsize=256)(parse_compat)
+#: A reference recurs in every pair of its record: each distinct text is read once.
+_read = partial(parse, reading="compat")
 
 
 def compare(reference: Diagram, generated: Diagram) -> Explanation:
@@ -194,7 +193,7 @@ def _assign(
     if size == 0:
         return Assignment((), (), (), 0)
     matrix = _square([[cost(a, b) for b in second] for a in first], size)
-    rows, cols = linear_sum_assignment(matrix)
+    rows, cols = _linear_sum_assignment(matrix)
     substitutions, deleted, inserted = [], [], []
     for i, j in zip(rows.tolist(), cols.tolist(), strict=True):
         if i < len(first) and j < len(second):
@@ -204,6 +203,13 @@ def _assign(
         elif j < len(second):
             inserted.append(name(second[j]))
     return Assignment(tuple(substitutions), tuple(deleted), tuple(inserted), size)
+
+
+def _linear_sum_assignment(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """scipy's solver, imported on first use: ``scipy.optimize`` takes 0.5 s to import."""
+    from scipy.optimize import linear_sum_assignment
+
+    return linear_sum_assignment(matrix)
 
 
 def _square(block: list[list[float]], size: int) -> np.ndarray:
@@ -230,7 +236,7 @@ def _set_distance(
         return distance(first[0], second[0])
     size = max(len(first), len(second))
     matrix = _square([[distance(a, b) for b in second] for a in first], size)
-    rows, cols = linear_sum_assignment(matrix)
+    rows, cols = _linear_sum_assignment(matrix)
     return _npsum(matrix[rows, cols].tolist()) / size
 
 
@@ -248,6 +254,7 @@ def _attribute_distance(a: Attribute, b: Attribute) -> float:
     )
 
 
+@lru_cache(maxsize=1 << 16)
 def _class_distance(a: Class, b: Class) -> float:
     return (
         0.4 * normalised_levenshtein(a.name, b.name)
@@ -269,8 +276,15 @@ def _edges(diagram: Diagram) -> list[Edge]:
 
 def _edge_cost(a: Edge, b: Edge) -> float:
     """0 for the same pair of class names; computed even then, as upstream can crash in it."""
-    distance = _set_distance(a.relationships, b.relationships, _relation_distance)
+    distance = _relationships_distance(a.relationships, b.relationships)
     return 0.0 if a.id == b.id else distance
+
+
+@lru_cache(maxsize=1 << 16)
+def _relationships_distance(
+    first: tuple[Relationship, ...], second: tuple[Relationship, ...]
+) -> float:
+    return _set_distance(first, second, _relation_distance)
 
 
 def _relation_distance(r: Relationship, s: Relationship) -> float:

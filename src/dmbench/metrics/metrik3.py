@@ -27,13 +27,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import partial
 
 import numpy as np
 
 from dmbench.errors import BudgetExceeded, MetricError
 from dmbench.metrics._contract import require_valid
-from dmbench.plantuml import Diagram, parse_compat
+from dmbench.plantuml import Diagram, parse
 
 SEARCH_STEP_BUDGET = 1_000_000
 """Search steps per pair before ``budget_exceeded``; the 840 golden pairs need at most 57,732."""
@@ -142,8 +142,8 @@ def explain(reference: str, generated: str) -> Explanation:
     return compare(reference_model, generated_model)
 
 
-#: A reference recurs in every pair of its record; a diagram is a value, so a read can be shared.
-_read = lru_cache(maxsize=256)(parse_compat)
+#: A reference recurs in every pair of its record: each distinct text is read once.
+_read = partial(parse, reading="compat")
 
 
 def compare(

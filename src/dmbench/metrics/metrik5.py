@@ -31,16 +31,18 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
+from typing import TYPE_CHECKING
 
-import networkx as nx
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
 from dmbench.errors import MetricError
 from dmbench.metrics._normalise import Normalised, normalise
 from dmbench.metrics.metrik4 import greedy_matching
-from dmbench.plantuml import Diagram, parse_compat
+from dmbench.plantuml import Diagram, parse
+
+if TYPE_CHECKING:  # networkx and scipy.optimize are imported where used: 0.8 s a process
+    import networkx as nx
 
 EXACT_GED_MAX_SIZE = 15
 """Upstream's threshold: larger graphs get networkx's first (approximate) edit path."""
@@ -99,8 +101,8 @@ def explain(reference: str, generated: str) -> Explanation:
     return compare(reference_model, generated_model)
 
 
-#: A reference recurs in every pair of its record; a diagram is a value, so a read can be shared.
-_read = lru_cache(maxsize=256)(parse_compat)
+#: A reference recurs in every pair of its record: each distinct text is read once.
+_read = partial(parse, reading="compat")
 
 
 def compare(reference: Diagram, generated: Diagram) -> Explanation:
@@ -167,6 +169,8 @@ def _star_size(graph: nx.MultiDiGraph) -> int:
 
 
 def _star_graph(counts: tuple[int, ...]) -> nx.MultiDiGraph:
+    import networkx as nx
+
     graph = nx.MultiDiGraph()
     graph.add_node("class", tag="vc")
     for position, count in enumerate(counts):
@@ -188,6 +192,8 @@ def _inter(first: ClassGraph, second: ClassGraph) -> float:
 
 
 def _inter_graph(graph: ClassGraph) -> nx.MultiDiGraph:
+    import networkx as nx
+
     built = nx.MultiDiGraph()
     for position in range(len(graph.nodes)):
         built.add_node(position, tag="vc")
@@ -198,6 +204,8 @@ def _inter_graph(graph: ClassGraph) -> nx.MultiDiGraph:
 
 def _networkx_ged(first: nx.MultiDiGraph, second: nx.MultiDiGraph) -> tuple[float | None, int]:
     """Upstream's GED choice for any pair of graphs, with the size it is normalised by."""
+    import networkx as nx
+
     size = max(_star_size(first), _star_size(second))
     if size <= EXACT_GED_MAX_SIZE:
         cost = nx.graph_edit_distance(first, second, node_match=_same_tag, edge_match=_same_tag)
@@ -383,6 +391,8 @@ def _alignment(m: int, n: int) -> tuple[int | None, ...]:
     The matrix is networkx's: free substitutions, deletions and insertions of cost 1 on their
     diagonals, ``m + n + 1`` elsewhere; scipy's tie-breaking decides the alignment.
     """
+    from scipy.optimize import linear_sum_assignment
+
     big = m + n + 1
     matrix = np.zeros((m + n, m + n))
     matrix[:m, n:] = big
@@ -461,6 +471,8 @@ def _edge_step_cost(
 def _best_gain(gain: list[list[int]]) -> int:
     """The largest total of a matching in a small gain matrix (exhaustive up to 4 rows)."""
     if len(gain) > 4:
+        from scipy.optimize import linear_sum_assignment
+
         matrix = np.array(gain)
         rows, cols = linear_sum_assignment(matrix, maximize=True)
         return int(matrix[rows, cols].sum())

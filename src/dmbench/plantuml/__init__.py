@@ -10,6 +10,7 @@ from dmbench.errors import ParseError, UnknownNameError
 from dmbench.plantuml._block import find_block
 from dmbench.plantuml._compat import parse_compat
 from dmbench.plantuml._emit import emit
+from dmbench.plantuml._reading_memo import memoised
 from dmbench.plantuml._reference import grammar_reference
 from dmbench.plantuml._standard import parse_standard
 from dmbench.plantuml._validator import BLOCKLIST, ValidationResult, validate
@@ -33,11 +34,14 @@ DEFAULT_READING = "standard"
 
 def parse(text: str, reading: str = DEFAULT_READING) -> Diagram:
     """Read PlantUML ``text`` into a ``Diagram``; raise ``ParseError`` when it cannot be read."""
-    if reading == "compat":
-        return parse_compat(text)
-    if reading == "standard":
-        return parse_standard(text)
-    raise UnknownNameError(f"unknown reading {reading!r}; choose one of {', '.join(READINGS)}")
+    read = _READERS.get(reading)
+    if read is None:
+        raise UnknownNameError(f"unknown reading {reading!r}; choose one of {', '.join(READINGS)}")
+    return read(text)
+
+
+_READERS = {"compat": memoised(parse_compat), "standard": memoised(parse_standard)}
+"""Each distinct text is read once per reading and process (see ``_reading_memo``)."""
 
 
 __all__ = [
@@ -57,6 +61,7 @@ __all__ = [
     "emit",
     "find_block",
     "grammar_reference",
+    "memoised",
     "parse",
     "parse_compat",
     "validate",

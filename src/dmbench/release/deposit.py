@@ -75,6 +75,7 @@ from dmbench.package.metadata import (
 from dmbench.package.swap import PACKAGE_FOLDERS
 from dmbench.package.zenodo import Draft, UploadedFile, ZenodoClient
 from dmbench.package.zipped import SUMS_FILE
+from dmbench.report.outdir import refuse_foreign
 from dmbench.tables.published_tables import published_tables
 from dmbench.tables.render import TABLE_TITLES, write_tables
 from dmbench.tables.schemas import column_values, table_schema
@@ -82,6 +83,8 @@ from dmbench.tables.schemas import column_values, table_schema
 PACKAGE_ZIP = f"dmbench-{__version__}-package.zip"
 CODE_ZIP = f"dmbench-{__version__}-code.zip"
 METADATA_FILE = "zenodo-metadata.json"
+DEPOSIT_FILES = ("dmbench-*-package.zip", "dmbench-*-code.zip", METADATA_FILE, SUMS_FILE, ".*.tmp")
+"""What a deposit folder holds (an interrupted write's temporary files too): `--out` may be one."""
 WORDNET_LICENSE = f"{LICENSES_DIR}/WordNet-3.0.LICENSE"
 ERRATA_PATH = "docs/errata.md"
 NLTK_SOURCE = {
@@ -306,6 +309,7 @@ def build_deposit(
     errata = next((m.data.decode("utf-8") for m in tree if m.name == ERRATA_PATH), "")
     release = Release(citation, state.commit, epoch, errata)
     out_dir = Path(out_dir)
+    refuse_foreign(out_dir, package_dir, "deposit", own_files=DEPOSIT_FILES)
     out_dir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="dmbench-deposit-") as tmp:
         staging = Path(tmp)

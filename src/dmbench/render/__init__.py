@@ -1,9 +1,9 @@
-"""PlantUML diagrams drawn as SVG by the real PlantUML, offline, cached by source hash.
+"""PlantUML's verdict on each diagram and its drawing as SVG, offline, cached by source hash.
 
-``render_diagrams`` is the whole interface: give it PlantUML sources, get one SVG per distinct
-source. What is not cached yet is drawn by a single Java process for the whole batch (a JVM per
-diagram costs about five times as much); a diagram PlantUML rejects becomes a small SVG card with
-PlantUML's own message, so a report always has something to show.
+``render_diagrams`` is the whole interface: give it PlantUML sources, get one ``Rendering`` per
+distinct source. What is not cached yet is drawn by a single Java process per batch (a JVM per
+diagram costs about five times as much); a diagram PlantUML rejects is drawn after the least
+repair that makes it accept it, with PlantUML's message kept, and one nothing draws says why.
 """
 
 from dmbench.render.plantuml import (

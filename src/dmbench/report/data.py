@@ -17,6 +17,7 @@ from dmbench.errors import MissingPrerequisiteError
 from dmbench.judge import list_judge_runs
 from dmbench.metrics import METRICS, PUBLISHED_METRIC, Explanation, explain
 from dmbench.package import BenchmarkRecord, load_records
+from dmbench.report.elements import ElementMatching, element_matching
 from dmbench.runs.rescoring import select_runs
 from dmbench.runs.scores import ScoreRow
 from dmbench.runs.store import Run, list_runs
@@ -53,6 +54,8 @@ class JudgeNote:
     error: str | None
     criteria: tuple[tuple[str, int, int, str], ...]
     """(criterion, score of the output, score of the reference, the judge's reason)."""
+    raw_reply: str | None = None
+    """For a failed judgement, the judge's last reply as it came."""
 
 
 def judge_notes(package_dir: Path) -> dict[tuple[str, str], list[JudgeNote]]:
@@ -75,6 +78,7 @@ def judge_notes(package_dir: Path) -> dict[tuple[str, str], list[JudgeNote]]:
                         j["s_final"],
                         j.get("error"),
                         criteria,
+                        j.get("raw") if j.get("error") else None,
                     )
                 )
     return notes
@@ -94,6 +98,8 @@ class Output:
     explanation: Explanation | None
     """metrik-4's intermediates; None when the output is empty or the metric rejected it."""
     judged: tuple[JudgeNote, ...] = ()
+    elements: ElementMatching | None = None
+    """Attributes and associations paired through metrik-4's class pairs."""
 
     @property
     def sha256(self) -> str:
@@ -156,12 +162,15 @@ def _explanation(reference: str, generated: str) -> Explanation | None:
 
 
 def _memo(
-    explained: dict[tuple[str, str], Explanation | None], reference: str, generated: str
-) -> Explanation | None:
+    explained: dict[tuple[str, str], tuple[Explanation | None, ElementMatching | None]],
+    reference: str,
+    generated: str,
+) -> tuple[Explanation | None, ElementMatching | None]:
     """Identical outputs (rule_based's three runs, repeated LLM replies) are explained once."""
     key = (reference, generated)
     if key not in explained:
-        explained[key] = _explanation(reference, generated)
+        explanation = _explanation(reference, generated)
+        explained[key] = explanation, element_matching(reference, generated, explanation)
     return explained[key]
 
 
@@ -173,7 +182,7 @@ def record_views(package_dir: Path) -> list[RecordView]:
     # (series, dataset) -> record id -> outputs in run order
     table: dict[tuple[str, str], dict[str, list[Output]]] = defaultdict(lambda: defaultdict(list))
     references = {r.record_id: r.reference for r in records}
-    explained: dict[tuple[str, str], Explanation | None] = {}
+    explained: dict[tuple[str, str], tuple[Explanation | None, ElementMatching | None]] = {}
     judged = judge_notes(package_dir)
     for run in sorted(runs, key=lambda r: r.info.run_index):
         scores = _scores_by_record(run)
@@ -181,6 +190,7 @@ def record_views(package_dir: Path) -> list[RecordView]:
         for row in run.outputs():
             if row.record_id not in references:
                 continue
+            explanation, elements = _memo(explained, references[row.record_id], row.generated)
             table[series, run.info.dataset][row.record_id].append(
                 Output(
                     run_id=run.info.run_id,
@@ -189,8 +199,9 @@ def record_views(package_dir: Path) -> list[RecordView]:
                     failed=row.failed,
                     failure=row.error,
                     scores=scores.get(row.record_id, {}),
-                    explanation=_memo(explained, references[row.record_id], row.generated),
+                    explanation=explanation,
                     judged=tuple(judged.get((run.info.run_id, row.record_id), ())),
+                    elements=elements,
                 )
             )
     return [

@@ -190,7 +190,8 @@ def heatmap_plot(views: list[RecordView], dataset: str) -> Plot:
         "cells (columns), one panel per score, coloured from 0 (dark) to 1 (yellow); the "
         "numbers are on each record's page.",
         caption=f"Mean over the three runs of each record's score on {name} (metrik-4, "
-        "published values), per canonical cell.",
+        "published values), per canonical cell. The records table below holds the same "
+        "numbers, shaded the same way, each linking to its record's runs.",
         svg=_svg(figure),
     )
 

@@ -9,12 +9,13 @@ site as it was. The tables and the errata are the Markdown that ``dmbench tables
 
 from __future__ import annotations
 
+import hashlib
+import json
 import shutil
 import statistics
-import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
 
@@ -28,8 +29,11 @@ from dmbench.errors import ParseError
 from dmbench.judge import leaderboard_rows
 from dmbench.metrics import METRICS, PUBLISHED_METRIC
 from dmbench.package import DATASETS
+from dmbench.package.descriptor import DESCRIPTOR
+from dmbench.package.swap import PACKAGE_FOLDERS
 from dmbench.plantuml import parse
-from dmbench.render import LAYOUT, PLANTUML_VERSION, RenderBatch, cache_dir_for, render_diagrams
+from dmbench.render import LAYOUT, PLANTUML_VERSION, cache_dir_for, render_diagrams
+from dmbench.report import outdir
 from dmbench.report.data import RecordView, record_views
 from dmbench.report.link_check import SiteCheck, check_site
 from dmbench.report.plots import DATASET_NAMES, all_plots
@@ -44,15 +48,27 @@ from dmbench.tables.render import (
 from dmbench.tables.results import PAPER_TABLES
 
 
+_CODE_SUFFIXES = {".py", ".html", ".css", ".js", ".lark", ".json"}
+_ASSETS = ("style.css", "tables.js")
+REPORT_FILES = ("*.html", *_ASSETS, "diagrams", "plots")
+"""What a report holds: a folder of only these (a report built before the marker) is one."""
+
+
 @dataclass(frozen=True, slots=True)
 class SiteResult:
     out_dir: Path
     record_pages: int
     diagrams: int
     rejected: int
+    """Diagrams PlantUML rejects as written (most drawn after a repair)."""
+    repaired: int
+    failed: int
+    """Diagrams nothing draws; their pages say why."""
     empty_outputs: int
     plots: int
-    render: RenderBatch
+    drawn: int
+    """Diagrams PlantUML drew in this build (the others came from the cache)."""
+    cached: int
     check: SiteCheck
     seconds: float
 
@@ -64,8 +80,9 @@ class SiteResult:
         verdict = "no broken link or image" if self.ok else f"{len(self.check.problems)} problems"
         return (
             f"{self.out_dir}: index + {self.record_pages} record pages, {self.diagrams} diagrams "
-            f"({self.render.drawn} drawn, {self.render.cached} cached, {self.rejected} rejected "
-            f"by PlantUML), {self.plots} plots; {verdict}"
+            f"({self.drawn} drawn now, {self.cached} cached; {self.rejected} rejected by PlantUML "
+            f"as written, {self.repaired} of them drawn repaired, {self.failed} not drawn), "
+            f"{self.plots} plots; {verdict}"
         )
 
 
@@ -76,6 +93,8 @@ class BuildInfo:
     layout: str
     diagrams: int
     rejected: int
+    repaired: int
+    failed: int
     empty_outputs: int
 
 
@@ -119,14 +138,49 @@ def _environment() -> jinja2.Environment:
     )
 
 
-def _overview(view: RecordView) -> list[str]:
+@dataclass(frozen=True, slots=True)
+class OverviewCell:
+    """One mean score of the index's records table, shaded like a heatmap, linking to the runs."""
+
+    text: str
+    anchor: str
+    shade: str | None
+
+
+def _overview(view: RecordView) -> list[OverviewCell]:
+    """Per cell, the mean metrik-4 class, attribute and association scores over its runs."""
     values = []
-    for _, outputs in view.outputs:
-        scores = [
-            o.scores[PUBLISHED_METRIC].class_score for o in outputs if PUBLISHED_METRIC in o.scores
-        ]
-        values.append(f"{statistics.mean(scores):.3f}" if scores else "–")
+    for cell, outputs in view.outputs:
+        rows = [o.scores[PUBLISHED_METRIC] for o in outputs if PUBLISHED_METRIC in o.scores]
+        for element in ("class_score", "attribute_score", "association_score"):
+            scores = [getattr(row, element) for row in rows]
+            if not scores:
+                values.append(OverviewCell("–", f"{view.page}#{cell.slug}", None))
+                continue
+            mean = statistics.mean(scores)
+            shade = f"hsl(210, 70%, {97 - 35 * mean:.0f}%)"
+            values.append(OverviewCell(f"{mean:.3f}", f"{view.page}#{cell.slug}", shade))
     return values
+
+
+def inputs_fingerprint(package_dir: Path) -> str:
+    """The sha256 of everything a report is built from: the package's files and dmbench's code.
+
+    A warm rebuild whose fingerprint matches the one the site was built from does nothing.
+    """
+    digest = hashlib.sha256()
+    code = Path(__file__).resolve().parents[1]
+    roots = [(code, p) for p in sorted(code.rglob("*")) if p.suffix in _CODE_SUFFIXES]
+    package_dir = Path(package_dir)
+    descriptor = package_dir / DESCRIPTOR
+    roots += [(package_dir, descriptor)] if descriptor.is_file() else []
+    for name in PACKAGE_FOLDERS:
+        roots += [(package_dir, p) for p in sorted((package_dir / name).rglob("*"))]
+    for root, path in roots:
+        if path.is_file() and "__pycache__" not in path.parts:
+            digest.update(path.relative_to(root).as_posix().encode() + b"\0")
+            digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()
 
 
 def build_site(
@@ -139,11 +193,18 @@ def build_site(
 
     ``cache_dir`` holds the rendered SVG (default: the package's render cache). When the
     package holds judge runs, the index shows the judge leaderboard and each record page the
-    judges' scores and reasons.
+    judges' scores and reasons. ``out_dir`` must be new, empty or an earlier report (see
+    ``outdir``); a report built from the same inputs is kept as it is.
     """
     started = time.perf_counter()
     package_dir, out_dir = Path(package_dir), Path(out_dir)
     say = progress or (lambda message: None)
+    outdir.refuse_foreign(out_dir, package_dir, "report", own_files=REPORT_FILES)
+    outdir.finish_interrupted(out_dir)
+    fingerprint = inputs_fingerprint(package_dir)
+    if (kept := _unchanged(out_dir, fingerprint, started)) is not None:
+        say("the report is up to date with the package")
+        return kept
     say("reading the package and explaining metrik-4's matches")
     views = record_views(package_dir)
     outputs = [o for v in views for _, runs in v.outputs for o in runs]
@@ -155,38 +216,38 @@ def build_site(
     tables = build_tables(package_dir, PUBLISHED_METRIC, "published")
     judged = leaderboard_rows(package_dir)
 
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}-", dir=out_dir.parent))
+    staging = outdir.staging_for(out_dir)
     try:
         (staging / "diagrams").mkdir()
         (staging / "plots").mkdir()
         for rendering in batch.renderings.values():
-            shutil.copyfile(rendering.path, staging / "diagrams" / f"{rendering.sha256}.svg")
+            if rendering.path is not None:
+                shutil.copyfile(rendering.path, staging / "diagrams" / f"{rendering.sha256}.svg")
         for plot in plots:
             (staging / "plots" / plot.name).write_bytes(plot.svg)
-        style = resources.files("dmbench.report") / "templates" / "style.css"
-        (staging / "style.css").write_text(style.read_text("utf-8"), "utf-8")
+        for asset in _ASSETS:
+            text = (resources.files("dmbench.report") / "templates" / asset).read_text("utf-8")
+            (staging / asset).write_text(text, "utf-8")
         info = BuildInfo(
             dmbench_version=__version__,
             plantuml_version=PLANTUML_VERSION,
             layout=LAYOUT,
             diagrams=len(batch.renderings),
             rejected=batch.rejected,
+            repaired=batch.repaired,
+            failed=batch.failed,
             empty_outputs=sum(not o.has_diagram for o in outputs),
         )
         environment = _environment()
         scored = [m for m in METRICS if any(m in o.scores for o in outputs)]
-        environment.globals.update(build=info, describe=describe, metrics=scored)
+        environment.globals.update(
+            build=info, describe=describe, metrics=scored, published_metric=PUBLISHED_METRIC
+        )
         by_dataset = [
             (DATASET_NAMES.get(name, name), [v for v in views if v.record.dataset == name])
             for name in DATASETS
         ]
-        reference_state = {
-            v.record.record_id: "drawn"
-            if batch.renderings[sha256_text(v.record.reference)].ok
-            else "rejected by PlantUML"
-            for v in views
-        }
+        references = {v.record.record_id: batch.renderings[sha256_text(v.record.reference)] for v in views}
         index = environment.get_template("index.html").render(
             records=[v.record for v in views],
             dataset_counts=[(n, len(vs)) for n, vs in by_dataset],
@@ -197,7 +258,7 @@ def build_site(
             leaderboard=markdown_html(leaderboard_markdown(judged), 2) if judged else None,
             plots=plots,
             by_dataset=by_dataset,
-            reference_state=reference_state,
+            references=references,
             overview={v.record.record_id: _overview(v) for v in views},
             errata=markdown_html(errata_markdown(package_dir), 2),
         )
@@ -215,28 +276,53 @@ def build_site(
             )
             (staging / view.page).write_text(html, "utf-8")
         check = check_site(staging)
-        _swap_in(staging, out_dir)
+        result = SiteResult(
+            out_dir=out_dir,
+            record_pages=len(views),
+            diagrams=len(batch.renderings),
+            rejected=batch.rejected,
+            repaired=batch.repaired,
+            failed=batch.failed,
+            empty_outputs=info.empty_outputs,
+            plots=len(plots),
+            drawn=batch.drawn,
+            cached=batch.cached,
+            check=check,
+            seconds=0.0,
+        )
+        outdir.swap_in(staging, out_dir, _marker(result, fingerprint))
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
+    return replace(result, seconds=time.perf_counter() - started)
+
+
+_COUNTS = ("record_pages", "diagrams", "rejected", "repaired", "failed", "empty_outputs", "plots")
+
+
+def _marker(result: SiteResult, fingerprint: str) -> str:
+    """What the site was built from and what it holds; a site with problems is never kept."""
+    counts = {name: getattr(result, name) for name in _COUNTS}
+    inputs = fingerprint if result.ok else None
+    return json.dumps({"inputs": inputs, **counts}, indent=2, sort_keys=True) + "\n"
+
+
+def _unchanged(out_dir: Path, fingerprint: str, started: float) -> SiteResult | None:
+    marker = out_dir / outdir.MARKER
+    try:
+        built = json.loads(marker.read_text("utf-8"))
+        if built.get("inputs") != fingerprint:
+            return None
+        counts = {name: int(built[name]) for name in _COUNTS}
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
     return SiteResult(
         out_dir=out_dir,
-        record_pages=len(views),
-        diagrams=len(batch.renderings),
-        rejected=batch.rejected,
-        empty_outputs=info.empty_outputs,
-        plots=len(plots),
-        render=batch,
-        check=check,
+        **counts,
+        drawn=0,
+        cached=counts["diagrams"],
+        check=SiteCheck(0, 0, 0, ()),
         seconds=time.perf_counter() - started,
     )
 
 
-def _swap_in(staging: Path, out_dir: Path) -> None:
-    old = None
-    if out_dir.exists():
-        old = out_dir.with_name(f".{out_dir.name}-old-{staging.name}")
-        out_dir.rename(old)
-    staging.rename(out_dir)
-    if old is not None:
-        shutil.rmtree(old)

@@ -55,10 +55,12 @@ def read_rows(
     if lines[-1] == b"":
         lines.pop()
     for number, raw in enumerate(lines, start=1):
+        data = None
         try:
-            row = make(parse_json(raw.decode("utf-8")))
+            data = parse_json(raw.decode("utf-8"))
+            row = make(data)
         except (ValueError, TypeError, KeyError, AttributeError) as exc:
-            message = f"{path}, line {number}: not a valid {kind} row ({exc})"
+            message = f"{path}, line {number}: not a valid {kind} row{_of_record(data)} ({exc})"
             raise PackageError(message) from None
         problem = check(row) if check is not None else None
         if problem:
@@ -73,3 +75,8 @@ def read_rows(
                 )
             seen[name] = number
         yield row
+
+
+def _of_record(data: Any) -> str:
+    record = data.get("record_id") if isinstance(data, dict) else None
+    return f" of record {record!r}" if isinstance(record, str) else ""

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from dmbench.core import atomic
+from dmbench.core.inputs import dataclass_from_json
 from dmbench.runs.jsonl import json_line, read_rows
 
 SCORES_FILE = "scores.jsonl"
@@ -43,7 +44,7 @@ def read_scores(run_dir: Path, record_ids: Container[str] | None = None) -> list
     """The run's score rows; with ``record_ids``, a row of any other record is an error."""
     path = Path(run_dir) / SCORES_FILE
     rows = read_rows(
-        path, lambda data: ScoreRow(**data), "score", key=lambda r: r.key,
+        path, lambda data: dataclass_from_json(ScoreRow, data), "score", key=lambda r: r.key,
         check=None if record_ids is None else unknown_record(record_ids),
     )  # fmt: skip
     return list(rows)

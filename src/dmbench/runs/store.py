@@ -10,7 +10,6 @@ from this store.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Container, Iterator
@@ -20,7 +19,7 @@ from typing import Any
 
 from dmbench.candidates.base import CandidateOutput
 from dmbench.core import atomic
-from dmbench.core.inputs import BOM, parse_json
+from dmbench.core.inputs import BOM, dataclass_from_json, parse_json
 from dmbench.errors import PackageError
 from dmbench.runs.jsonl import append_line, json_line, read_rows
 from dmbench.runs.scores import ScoreRow, read_scores, unknown_record
@@ -70,11 +69,8 @@ class RunInfo:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> RunInfo:
-        for name in ("settings", "provenance", "totals"):
-            if not isinstance(data.get(name, {}), dict):
-                raise TypeError(f"{name} is {data[name]!r}, not an object")
-        return cls(**data)
+    def from_dict(cls, data: Any) -> RunInfo:
+        return dataclass_from_json(cls, data)
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,9 +101,8 @@ class OutputRow:
         return json_line(data)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> OutputRow:
-        data["calls"] = tuple(data.get("calls", ()))
-        return cls(**data)
+    def from_dict(cls, data: Any) -> OutputRow:
+        return dataclass_from_json(cls, data)
 
 
 class Run:
@@ -174,7 +169,7 @@ def open_run(package_dir: Path, info: RunInfo) -> Run:
     path = Path(package_dir) / RUNS_DIR / info.run_id
     run_file = path / RUN_FILE
     if run_file.exists():
-        stored = RunInfo.from_dict(json.loads(run_file.read_text(encoding="utf-8")))
+        stored = load_run(path).info
         if stored.settings != info.settings:
             raise PackageError(
                 f"{run_file}: a run with id {info.run_id!r} exists with other settings"

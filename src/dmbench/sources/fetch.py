@@ -56,6 +56,12 @@ def _check_base_url(base_url: str) -> None:
         raise SourceError(f"--base-url {base_url!r} is not a URL ({exc})", hint=_MIRROR) from None
     if split.scheme not in ("http", "https") or not split.hostname:
         raise SourceError(f"--base-url {base_url!r} is not an http(s) URL", hint=_MIRROR)
+    if "?" in base_url or "#" in base_url or "@" in split.netloc:
+        # the archive's path is appended to the URL: after a query it would be part of the query
+        raise SourceError(
+            f"--base-url {base_url!r}: a mirror's URL takes no user, query or fragment",
+            hint=_MIRROR,
+        )
 
 
 def archive_url(repo: Repository, base_url: str = DEFAULT_BASE_URL) -> str:
@@ -82,12 +88,12 @@ def _download(url: str, timeout: float, deadline: float, into: Path, max_bytes: 
             if watchdog.fired:
                 raise OSError("the connection was shut at the deadline")
     except http.client.IncompleteRead as exc:
-        if watchdog.fired:
+        if watchdog.expired():
             raise SourceError(_too_slow(url, deadline, received), hint=_SLOW) from None
         received += len(exc.partial)
         raise SourceError(_truncated(url, received, declared)) from None
     except (urllib.error.URLError, OSError, http.client.HTTPException, ValueError) as exc:
-        if watchdog.fired:
+        if watchdog.expired():
             raise SourceError(_too_slow(url, deadline, received), hint=_SLOW) from None
         raise SourceError(f"{url}: download failed ({exc})") from exc
     finally:
@@ -104,38 +110,68 @@ def _too_slow(url: str, deadline: float, received: int) -> str:
 
 
 class _Watchdog:
-    """Shuts a download's connection when its deadline passes, whatever read it is blocked in
-    (a read's own timeout restarts with every byte, the status line and headers included)."""
+    """Shuts a download's sockets when its deadline passes, whatever read they are blocked in
+    (a read's own timeout restarts with every byte: the TLS handshake, the status line, the
+    headers and the body alike).
+
+    It opens the sockets itself and keeps a duplicate of each: urllib hands the socket from its
+    connection to the response once the headers are read, and TLS replaces the socket object
+    after connecting, but a duplicate shuts the one connection they all share."""
 
     def __init__(self, seconds: float) -> None:
         self._ends = time.monotonic() + seconds
-        self._timer: threading.Timer | None = None
+        self._lock = threading.Lock()
+        self._duplicates: list[socket.socket] = []
         self.fired = False
-
-    def watch(self, connection: http.client.HTTPConnection) -> None:
-        """Guard ``connection`` (started before it connects; a redirect's replaces the last)."""
-
-        def shut() -> None:
-            self.fired = True
-            if connection.sock is not None:
-                with contextlib.suppress(OSError):
-                    connection.sock.shutdown(socket.SHUT_RDWR)
-
-        self.cancel()
-        self._timer = threading.Timer(max(0.0, self._ends - time.monotonic()), shut)
+        self._timer = threading.Timer(seconds, self._shut)
         self._timer.daemon = True
         self._timer.start()
 
+    def connect(
+        self, address: tuple[str, int], timeout: Any = None, source_address: Any = None
+    ) -> socket.socket:
+        """``socket.create_connection``, bounded by what is left of the deadline, and guarded."""
+        left = self._ends - time.monotonic()
+        if left <= 0:
+            self.fired = True
+            raise TimeoutError("the deadline passed before connecting")
+        limit = min(timeout, left) if isinstance(timeout, int | float) else left
+        sock = socket.create_connection(address, limit, source_address)
+        with self._lock:
+            self._duplicates.append(sock.dup())
+            if self.fired:
+                _shut_down(self._duplicates[-1])
+        return sock
+
+    def expired(self) -> bool:
+        """Whether the deadline has passed: a socket bounded by what was left of it may time
+        out a moment before the timer shuts it."""
+        return self.fired or time.monotonic() >= self._ends
+
+    def _shut(self) -> None:
+        with self._lock:
+            self.fired = True
+            for sock in self._duplicates:
+                _shut_down(sock)
+
     def cancel(self) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
+        self._timer.cancel()
+        with self._lock:
+            for sock in self._duplicates:
+                sock.close()  # the duplicate only: the connection is closed by its owner
+
+
+def _shut_down(sock: socket.socket) -> None:
+    with contextlib.suppress(OSError):
+        sock.shutdown(socket.SHUT_RDWR)
 
 
 def _watched(base: type[http.client.HTTPConnection], watchdog: _Watchdog) -> Any:
     class Watched(base):  # type: ignore[misc, valid-type]
-        def connect(self) -> None:
-            watchdog.watch(self)
-            super().connect()
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            # http.client opens its socket through this attribute, TLS is wrapped around it after
+            self._create_connection = watchdog.connect
 
     return Watched
 

@@ -1,0 +1,53 @@
+"""``dmbench validity``: PlantUML's verdict on the canonical outputs and the references."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from dmbench.api import (
+    VALIDITY_FIELDS,
+    validity_csv_rows,
+    validity_markdown,
+    validity_table,
+    write_validity,
+)
+from dmbench.cli._options import package_option
+from dmbench.core import paths
+from dmbench.core.csvio import csv_text
+
+
+@click.command()
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["md", "csv", "json"]),
+    default="md",
+    show_default=True,
+    help="Print the table as Markdown, CSV or JSON.",
+)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Also write validity.csv, .md and .json here (e.g. results/).",
+)
+@package_option
+def validity(fmt: str, out: Path | None, package_dir: Path | None) -> None:
+    """Count, per series and dataset, the outputs PlantUML rejects, repairs and cannot draw.
+
+    Also what upstream's validator rejects and what the standard reading cannot parse; the
+    references get the same counts. Diagrams not drawn yet are drawn (and cached) first.
+    """
+    table = validity_table(paths.package_dir(package_dir))
+    if out is not None:
+        write_validity(table, out)
+    if fmt == "json":
+        click.echo(json.dumps(table.to_json(), indent=2))
+    elif fmt == "csv":
+        click.echo(csv_text(VALIDITY_FIELDS, validity_csv_rows(table)), nl=False)
+    else:
+        click.echo(validity_markdown(table), nl=False)
+

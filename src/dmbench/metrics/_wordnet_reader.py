@@ -1,0 +1,213 @@
+"""NLTK's WordNet reader, loading only what metrik-4 reads, when it reads it.
+
+NLTK's ``WordNetCorpusReader()`` costs about 5 s of CPU before the first synset: it builds the
+WordNet-3.0-to-3.0 sense map for the multilingual (OMW) functions (``map_wn``, 3.9 s; NLTK
+compares the version "3.0" with the string "wordnet", so the map is always built), parses every
+line of the four lemma indexes into a dict and scans ``data.adj`` for adjective satellites.
+metrik-4 asks for the synsets of a few hundred lemmas, so the lean reader here keeps
+NLTK's reader and its ``Synset`` objects and changes three things:
+
+* no OMW map (the multilingual functions are not available from it);
+* the lemma index is looked up by binary search in the index files, which WordNet sorts by
+  lemma, one lemma at a time and memoised;
+* a synset offset is a satellite when its line in ``data.adj`` says so, read at that offset.
+
+A test checks that index, lemmatisation, synsets, hypernym paths and Wu-Palmer similarities
+equal the stock reader's on every lemma the golden pairs reach, and the index on every lemma.
+
+Importing NLTK itself imports ``scipy.stats`` (1 s) for collocation statistics that metrik-4
+does not use; :func:`import_nltk` imports NLTK without it when nothing has imported scipy yet.
+"""
+
+from __future__ import annotations
+
+import sys
+import warnings
+from collections.abc import Iterator, Mapping
+from functools import cache
+
+#: The index file of each part of speech NLTK keeps in its lemma index, and the adjective
+#: satellite tag it adds beside every adjective entry.
+_INDEX_FILES = {"n": "index.noun", "v": "index.verb", "a": "index.adj", "r": "index.adv"}
+_ADJ, _ADJ_SAT = "a", "s"
+#: The optional scipy parts NLTK's package ``__init__`` imports inside ``try: ... except
+#: ImportError``; none of them serves metrik-4.
+_OPTIONAL_SCIPY = ("scipy", "scipy.stats", "scipy.sparse")
+
+
+def import_nltk():
+    """``import nltk``, without its optional scipy imports unless scipy is already loaded.
+
+    The modules are hidden only while NLTK's ``__init__`` runs; later ``import scipy.stats``
+    works as usual. NLTK then lacks ``fisher_exact`` and ``betai`` (collocation significance),
+    which dmbench never calls.
+    """
+    if "nltk" in sys.modules:
+        return sys.modules["nltk"]
+    hidden = [name for name in _OPTIONAL_SCIPY if name not in sys.modules]
+    for name in hidden:
+        sys.modules[name] = None  # a None entry makes importing the module raise ImportError
+    try:
+        import nltk
+    finally:
+        for name in hidden:
+            if sys.modules.get(name, "") is None:
+                del sys.modules[name]
+    return nltk
+
+
+def lean_wordnet(root=None):
+    """The lean reader over the WordNet NLTK finds (``root``: an NLTK path pointer)."""
+    nltk = import_nltk()
+    return lean_reader_class()(root if root is not None else nltk.data.find("corpora/wordnet"))
+
+
+@cache
+def lean_reader_class() -> type:
+    """The reader class, a subclass of NLTK's: defined on first use, so that importing this
+    module does not import NLTK."""
+    import_nltk()
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader
+
+    class LeanWordNetReader(WordNetCorpusReader):
+        """NLTK's reader without the OMW map, with a lazily read lemma index."""
+
+        def __init__(self, root) -> None:
+            with warnings.catch_warnings():
+                # NLTK warns that there is no OMW reader: intended, see the module docstring.
+                warnings.filterwarnings("ignore", "The multilingual functions", UserWarning)
+                super().__init__(root, omw_reader=None)
+
+        def map_wn(self, version="wordnet"):
+            return None
+
+        def _scan_satellites(self) -> None:
+            self.satellite_offsets = _SatelliteOffsets(self._read_bytes("data.adj"))
+
+        def _load_lemma_pos_offset_map(self) -> None:
+            self._lemma_pos_offset_map = LemmaIndex(
+                {pos: self._read_bytes(name) for pos, name in _INDEX_FILES.items()},
+                self.satellite_offsets,
+            )
+
+        def _read_bytes(self, fileid: str) -> bytes:
+            with self.root.join(fileid).open() as stream:
+                return stream.read()
+
+    return LeanWordNetReader
+
+
+class _SatelliteOffsets:
+    """``offset in satellites``: whether the ``data.adj`` line at that byte offset is an ``s``
+    synset (its third field), as NLTK's set of all satellite offsets would answer."""
+
+    def __init__(self, data_adj: bytes) -> None:
+        self._data = data_adj
+        self._known: dict[int, bool] = {}
+
+    def __contains__(self, offset: object) -> bool:
+        if not isinstance(offset, int) or not 0 <= offset < len(self._data):
+            return False
+        known = self._known.get(offset)
+        if known is None:
+            at_line_start = offset == 0 or self._data[offset - 1] == 0x0A
+            end = self._data.find(b"\n", offset)
+            fields = self._data[offset : end if end >= 0 else len(self._data)].split()
+            known = (
+                at_line_start
+                and len(fields) >= 3
+                and fields[0].isdigit()
+                and int(fields[0]) == offset
+                and fields[2] == b"s"
+            )
+            self._known[offset] = known
+        return known
+
+
+class LemmaIndex(Mapping):
+    """NLTK's ``_lemma_pos_offset_map`` (lemma -> pos -> synset offsets), read on demand.
+
+    A lemma missing from every index maps to an empty dict, as in NLTK's ``defaultdict``.
+    Iterating reads every index in full (NLTK's ``all_lemma_names``); metrik-4 never does.
+    """
+
+    def __init__(self, indexes: dict[str, bytes], satellites: _SatelliteOffsets) -> None:
+        self._indexes = indexes
+        self._satellites = satellites
+        self._entries: dict[str, dict[str, list[int]]] = {}
+        self._all: list[str] | None = None
+
+    def __getitem__(self, lemma: str) -> dict[str, list[int]]:
+        entry = self._entries.get(lemma)
+        if entry is None:
+            entry = self._entries[lemma] = self._look_up(lemma)
+        return entry
+
+    def __contains__(self, lemma: object) -> bool:
+        return isinstance(lemma, str) and bool(self[lemma])
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all_lemmas())
+
+    def __len__(self) -> int:
+        return len(self._all_lemmas())
+
+    def _look_up(self, lemma: str) -> dict[str, list[int]]:
+        key = lemma.encode("utf-8")
+        entry: dict[str, list[int]] = {}
+        if not key or b" " in key or b"\n" in key:
+            return entry
+        for pos, data in self._indexes.items():
+            line = find_line(data, key)
+            if line is None:
+                continue
+            offsets = synset_offsets(line)
+            entry[pos] = offsets
+            if pos == _ADJ:
+                entry[_ADJ_SAT] = [offset for offset in offsets if offset in self._satellites]
+        return entry
+
+    def _all_lemmas(self) -> list[str]:
+        if self._all is None:
+            names = {
+                line.split(b" ", 1)[0].decode("utf-8")
+                for data in self._indexes.values()
+                for line in data.splitlines()
+                if line and not line.startswith(b" ")
+            }
+            self._all = sorted(names)
+        return self._all
+
+
+def find_line(data: bytes, key: bytes) -> bytes | None:
+    """The line of a lemma-sorted WordNet index whose first field is ``key``, by bisection.
+
+    The licence header's lines start with a space, so their first field is empty and sorts
+    before every lemma.
+    """
+    low, high = 0, len(data)  # both are line starts (or the end): the line is in [low, high)
+    while low < high:
+        start = data.rfind(b"\n", 0, (low + high) // 2) + 1
+        end = data.find(b"\n", start)
+        if end < 0:
+            end = len(data)
+        line = data[start:end]
+        first = line.split(b" ", 1)[0]
+        if first < key:
+            low = end + 1
+        elif first > key:
+            high = start
+        else:
+            return line
+    return None
+
+
+def synset_offsets(line: bytes) -> list[int]:
+    """The synset offsets at the end of an index line.
+
+    The line reads ``lemma pos synset_cnt p_cnt [pointer ...] sense_cnt tagsense_cnt offset ...``
+    (WordNet's ``wndb(5WN)``): the last ``synset_cnt`` fields are the offsets.
+    """
+    fields = line.split()
+    count = int(fields[2])
+    return [int(field) for field in fields[len(fields) - count :]]

@@ -1,0 +1,90 @@
+"""Folders a command replaces whole: refused unless new, empty or its own; a killed swap undone."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from dmbench.errors import OutDirRefusedError
+from dmbench.release.deposit import DEPOSIT_FILES
+from dmbench.report.outdir import MARKER, finish_interrupted, refuse_foreign, staging_for, swap_in
+
+
+@pytest.fixture
+def package(tmp_path: Path) -> Path:
+    package = tmp_path / "package"
+    for folder in ("data", "runs/r1", "prompts", "schemas", "licenses"):
+        (package / folder).mkdir(parents=True)
+    (package / "datapackage.json").write_text("{}", "utf-8")
+    (package / "runs" / "r1" / "outputs.jsonl").write_text("{}\n", "utf-8")
+    return package
+
+
+@pytest.mark.parametrize("target", [".", "..", "runs", "runs/r1", "runs/new", "data/x", "schemas"])
+def test_the_package_and_its_folders_are_refused(package: Path, target: str) -> None:
+    with pytest.raises(OutDirRefusedError, match=r"^--out "):
+        refuse_foreign(package / target, package, "report")
+
+
+def test_a_new_an_empty_and_an_own_folder_are_accepted(package: Path, tmp_path: Path) -> None:
+    refuse_foreign(package / "report", package, "report")  # inside the package, but new
+    (tmp_path / "empty").mkdir()
+    refuse_foreign(tmp_path / "empty", package, "report")
+    own = tmp_path / "own"
+    own.mkdir()
+    (own / MARKER).write_text("x", "utf-8")
+    (own / "index.html").write_text("x", "utf-8")
+    refuse_foreign(own, package, "report")
+
+
+def test_a_folder_with_other_files_is_refused(package: Path, tmp_path: Path) -> None:
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "thesis.tex").write_text("keep", "utf-8")
+    with pytest.raises(OutDirRefusedError, match="did not write"):
+        refuse_foreign(tmp_path / "notes", package, "report")
+    (tmp_path / "file").write_text("x", "utf-8")
+    with pytest.raises(OutDirRefusedError, match="not a folder"):
+        refuse_foreign(tmp_path / "file", package, "report")
+
+
+def test_a_deposit_folder_is_known_by_its_files(package: Path, tmp_path: Path) -> None:
+    out = tmp_path / "deposit"
+    out.mkdir()
+    for name in ("dmbench-1.0-package.zip", "dmbench-1.0-code.zip", "SHA256SUMS"):
+        (out / name).write_bytes(b"x")
+    refuse_foreign(out, package, "deposit", own_files=DEPOSIT_FILES)
+    (out / "thesis.tex").write_text("keep", "utf-8")
+    with pytest.raises(OutDirRefusedError, match="did not write"):
+        refuse_foreign(out, package, "deposit", own_files=DEPOSIT_FILES)
+
+
+def test_a_swap_replaces_the_folder_and_marks_it(tmp_path: Path) -> None:
+    out = tmp_path / "site"
+    out.mkdir()
+    (out / "old.html").write_text("old", "utf-8")
+    staging = staging_for(out)
+    (staging / "new.html").write_text("new", "utf-8")
+    swap_in(staging, out, "marker\n")
+    assert sorted(p.name for p in out.iterdir()) == [MARKER, "new.html"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
+
+
+def test_a_swap_killed_after_the_first_rename_is_rolled_back(tmp_path: Path) -> None:
+    out = tmp_path / "site"
+    (tmp_path / ".site-old").mkdir()
+    (tmp_path / ".site-old" / "index.html").write_text("old", "utf-8")
+    (tmp_path / ".site-staging-abc").mkdir()
+    finish_interrupted(out)
+    assert (out / "index.html").read_text("utf-8") == "old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
+
+
+def test_a_swap_killed_after_the_second_rename_keeps_the_new_site(tmp_path: Path) -> None:
+    out = tmp_path / "site"
+    out.mkdir()
+    (out / "index.html").write_text("new", "utf-8")
+    (tmp_path / ".site-old").mkdir()
+    finish_interrupted(out)
+    assert (out / "index.html").read_text("utf-8") == "new"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
