@@ -52,6 +52,7 @@ def package(tmp_path_factory) -> Path:
     shutil.copytree(standard_scored_package(), package)
     (package / "report").mkdir()
     (package / "report" / "index.html").write_text("<!doctype html><title>dmbench</title>\n")
+    (package / "report" / ".dmbench-output").write_text("")  # the report's marker stays home
     return package
 
 
@@ -122,6 +123,7 @@ class TestDeposit:
         assert "WordNet-3.0" in {licence["name"] for licence in descriptor["licenses"]}
         assert "results/table2.md,result," in files
         assert "report/index.html,report," in files
+        assert not any(name.rsplit("/", 1)[-1].startswith(".") for name in names)
 
     def test_code_zip_is_the_committed_tree(self, deposit: Path) -> None:
         committed = subprocess.run(

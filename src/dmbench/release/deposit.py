@@ -235,7 +235,12 @@ def stage_package(package_dir: Path, staging: Path, release: Release) -> None:
     install_schemas(staging)  # the schemas of the code the deposit archives
     folders = [RESULTS_DIR, PACKAGE_NLTK_DIR]
     if (package_dir / REPORT_DIR).is_dir():  # the main job's HTML report, shipped as built
-        shutil.copytree(package_dir / REPORT_DIR, staging / REPORT_DIR, symlinks=True)
+        shutil.copytree(
+            package_dir / REPORT_DIR,
+            staging / REPORT_DIR,
+            symlinks=True,
+            ignore=shutil.ignore_patterns(".*"),  # the report's own marker and staging
+        )
         folders.append(REPORT_DIR)
     licence = _nltk_data(package_dir, staging)
     tables = _results_resources(staging)
