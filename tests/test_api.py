@@ -47,8 +47,9 @@ def test_package_judge_drives_a_panel_against_the_scripted_server(tmp_path, fake
     (run,) = package.generate("calamo", model=MODEL, dataset="ds2", hosts=[fake_ollama.url])
     fake_ollama.responder = judge_reply(6, 8)
     judged = package.judge([MODEL], runs=[run.info.run_id], hosts=[fake_ollama.url])
-    assert judged.info["totals"] == {"n_instances": 8, "n_failed": 0, "n_empty_generated": 0}
-    (row,) = package.leaderboard()
+    assert judged.info["totals"] == {"n_instances": 8, "n_failed": 0, "n_empty_generated": 0,
+                                     "n_unreadable_generated": 0}  # fmt: skip
+    (row,) = package.leaderboard()["rows"]
     assert (row["candidate"], row["judge"], row["n"]) == ("calamo", MODEL, 8)
     shown_both_ways = {round(6 / 14, 9), round(8 / 14, 9), 0.5}  # the seeded order decides
     assert {round(r["s_final"], 9) for r in judged.rows()} <= shown_both_ways

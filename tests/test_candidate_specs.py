@@ -96,7 +96,7 @@ def test_the_api_refuses_what_the_candidate_does_not_take(
 
 
 def test_the_judge_spec_holds_its_criteria_prompt_version_and_defaults():
-    assert (JUDGE.criteria_file, JUDGE.prompt_version) == ("criteria-v1.json", "1")
+    assert (JUDGE.criteria_file, JUDGE.prompt_version) == ("criteria-v1.json", "2")
     assert JUDGE.options == JudgeOptions() and JUDGE.timeout == 600
     assert inspect.signature(dmbench.Package.judge).parameters["options"].default is JUDGE.options
     shown = " ".join(CliRunner().invoke(main, ["judge", "--help"]).output.split())

@@ -99,7 +99,7 @@ def test_judge_study_is_stored_and_agreement_has_its_rows(package, fake_ollama):
     done = judge_study(package, fake_ollama.url, "--workers", "4")
     assert done.exit_code == 0, done.output
     assert "39 instances, 0 failed" in done.stdout
-    assert len(fake_ollama.chats()) == 39
+    assert len(fake_ollama.chats()) == 2 * 39  # both orders
     (run,) = list_judge_runs(package, study=True)
     assert list_judge_runs(package) == []  # not a run over outputs: no leaderboard rows
     assert run.info["settings"]["study"]["source"].endswith("combined-data.json")
@@ -148,7 +148,7 @@ def test_judge_study_is_stored_and_agreement_has_its_rows(package, fake_ollama):
 
     again = judge_study(package, fake_ollama.url)  # resumes: nothing left to ask
     assert again.exit_code == 0, again.output
-    assert len(fake_ollama.chats()) == 39 and len(study_csv(package)) == 39
+    assert len(fake_ollama.chats()) == 2 * 39 and len(study_csv(package)) == 39
 
 
 def test_a_study_pair_whose_judgement_fails_is_left_out_and_listed(package, fake_ollama):

@@ -254,16 +254,22 @@ def test_judge_runs_show_as_the_leaderboard_and_on_the_record_pages(
     """Without judge runs there is no leaderboard; after ``dmbench judge`` (the scripted Ollama
     server on 127.0.0.1 as the judge) the index has it and the judged output its reasons."""
     assert "Judge leaderboard" not in (site.out_dir / "index.html").read_text("utf-8")
-    done, judged = _judged_site(
-        package, fake_ollama, judge_reply(8, 4, "names every booking class"), tmp_path
-    )
+    scores = judge_reply(8, 4, "names every booking class")
+    asked = []  # the first order is scored, the other one fails: its raw reply is shown
+
+    def respond(body):
+        asked.append(body)
+        return scores(body) if len(asked) == 1 else Reply("I refuse <b>to</b> score")
+
+    done, judged = _judged_site(package, fake_ollama, respond, tmp_path)
     assert done.exit_code == 0, done.output
     assert judged.ok, judged.check.problems
     index = (judged.out_dir / "index.html").read_text("utf-8")
     assert '<a href="#judge">Judge leaderboard</a>' in index and "Overall [95% CI]" in index
     page = (judged.out_dir / "ds2-HBMS.html").read_text("utf-8")
-    assert page.count("Judge test-model") == 1
+    assert page.count("Judge test-model") == 2  # both orders
     assert "names every booking class" in page
+    assert "The judge's last reply:</p><pre>I refuse &lt;b&gt;to&lt;/b&gt; score</pre>" in page
 
 
 def _files(folder: Path) -> dict[str, bytes]:
@@ -393,4 +399,4 @@ def test_a_failed_judgement_shows_the_judges_raw_reply(package: Path, fake_ollam
     assert done.exit_code in (0, 1), done.output
     assert judged.ok, judged.check.problems
     page = (judged.out_dir / "ds2-HBMS.html").read_text("utf-8")
-    assert "The judge's reply, as it came:</p><pre>I think &lt;b&gt;A&lt;/b&gt; is better.</pre>" in page
+    assert "The judge's last reply:</p><pre>I think &lt;b&gt;A&lt;/b&gt; is better.</pre>" in page

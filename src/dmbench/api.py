@@ -24,7 +24,7 @@ from dmbench.flows.changes import (
 )
 from dmbench.flows.reproduce import reproduce as run_pipeline
 from dmbench.inspect_eval import ImportedRun, import_inspect_logs
-from dmbench.judge import JUDGE, JudgeOptions, leaderboard_rows
+from dmbench.judge import JUDGE, JudgeOptions
 from dmbench.judge.runs import CONTROLS, JudgeRun
 from dmbench.judge.runs import Progress as JudgeProgress
 from dmbench.metrics import DEFAULT_METRIC, Scores, compute
@@ -69,6 +69,7 @@ from dmbench.tables.validity import (
     validity_table,
     write_validity,
 )
+from dmbench.tables.leaderboard_files import judge_leaderboard
 from dmbench.tables.leaderboard_files import write_leaderboard as write_leaderboard_file
 from dmbench.tables.render import TableSet, build_tables, write_tables
 
@@ -202,9 +203,10 @@ class Package:
         judges = make_judges(self.path, models, _path(criteria), options, hosts, timeout, offline)
         return judge_own_pairs(judges, pairs, source, control, workers)
 
-    def leaderboard(self, judge: str | None = None) -> list[dict[str, Any]]:
-        """The judge leaderboard's rows (every judge run, or run ``judge``), as plain dicts."""
-        return leaderboard_rows(require_package(self.path), judge)
+    def leaderboard(self, judge: str | None = None) -> dict[str, Any]:
+        """The judge leaderboard (every judge run, or run ``judge``): ``{"rows",
+        "comparisons", "warnings"}``, as ``dmbench leaderboard --format json`` prints it."""
+        return judge_leaderboard(require_package(self.path), judge)
 
     def import_inspect(self, logs: Sequence[PathLike]) -> list[ImportedRun]:
         """Store the runs of ``inspect eval dmbench/domain_modelling`` logs (one per epoch),
@@ -251,9 +253,10 @@ def _path(path: PathLike | None) -> Path | None:
     return Path(path) if path is not None else None
 
 
-def write_leaderboard(rows: list[dict[str, Any]], out: PathLike, fmt: str) -> Path:
-    """``leaderboard.md`` (``fmt="md"``) or ``leaderboard.csv`` in ``out`` from the rows."""
-    return write_leaderboard_file(rows, Path(out), fmt)
+def write_leaderboard(board: dict[str, Any], out: PathLike, fmt: str) -> Path:
+    """``leaderboard.md`` (``fmt="md"``) or ``leaderboard.csv`` in ``out`` from
+    :meth:`Package.leaderboard`'s board."""
+    return write_leaderboard_file(board, Path(out), fmt)
 
 
 def quirk_tables(sources: PathLike | None = None) -> tuple[str, str]:

@@ -69,8 +69,9 @@ def _split(values: tuple[str, ...]) -> list[str]:
 )
 @click.option("--seed", type=int, default=JUDGE.options.seed, show_default=True,
               help="Seeds the per-instance order (and the judge's sampling).")
-@click.option("--both-orders", is_flag=True,
-              help="Judge each instance in both orders and average; reports position bias.")
+@click.option("--single-order", is_flag=True,
+              help="Judge each instance in its drawn order only (half the calls; position bias "
+              "is then neither measured nor averaged out). Default: both orders, averaged.")
 @click.option(
     "--control",
     type=click.Choice(CONTROLS),
@@ -106,7 +107,7 @@ def judge(
     models: tuple[str, ...],
     hosts: tuple[str, ...],
     seed: int,
-    both_orders: bool,
+    single_order: bool,
     control: str | None,
     criteria_file: Path | None,
     workers: int,
@@ -122,8 +123,8 @@ def judge(
     """Score outputs against their reference with a judge model, blind (SciDiagBench protocol).
 
     Each instance shows the text, a caption and the two diagrams as Diagram A and Diagram B
-    (same canonical form, seeded order); the judge scores both 1-10 per criterion and
-    S_final = S(output) / (S(output) + S(reference)).
+    (one blind form), in both orders; the judge scores both 1-10 per criterion and
+    S_final = S(output) / (S(output) + S(reference)), averaged over the orders.
     """
     chosen = [name for name, given in (("--pairs", pairs_file is not None),
                                        ("--runs", bool(run_ids)), ("--canonical", canonical),
@@ -135,7 +136,7 @@ def judge(
     settings = dict(
         hosts=hosts,
         options=JudgeOptions(
-            seed, both_orders, JUDGE.options.temperature, num_predict, num_ctx, think
+            seed, not single_order, JUDGE.options.temperature, num_predict, num_ctx, think
         ),
         criteria=criteria_file,
         control=control,
@@ -175,7 +176,8 @@ def judge(
     totals = run.info["totals"]
     click.echo(
         f"{run.run_id}: {totals['n_instances']} instances, {totals['n_failed']} failed, "
-        f"{totals['n_empty_generated']} empty ({run.path}) ({elapsed(started)})"
+        f"{totals['n_empty_generated']} empty, {totals['n_unreadable_generated']} unreadable "
+        f"({run.path}) ({elapsed(started)})"
     )
     if study:
         click.echo("its rows against the experts' F1: `dmbench agreement` (judge:<model>)")
@@ -190,18 +192,20 @@ def _warn(message: str) -> None:
               help="One judge run (default: every judge run in the package).")
 @click.option("--format", "fmt", type=click.Choice(["md", "csv", "json"]), default="md",
               show_default=True,
-              help="md or csv: write leaderboard.md / .csv to --out; json: print the rows.")
+              help='md or csv: write leaderboard.md / .csv to --out; json: print {"rows", '
+              '"comparisons", "warnings"}.')
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("results"),
               show_default=True, help="Directory for leaderboard.md / leaderboard.csv.")
 @package_option
 def leaderboard(judge_run_id: str | None, fmt: str, out: Path, package_dir: Path | None) -> None:
-    """The judge leaderboard: mean S_final per (candidate, LLM) and judge, with its CI and bias."""
+    """The judge leaderboard: candidates ranked per judge by mean S_final, with CIs, paired
+    comparisons and warnings (position bias, flips, failures, self-preference, controls)."""
     started = time.perf_counter()
-    rows = Package(paths.package_dir(package_dir)).leaderboard(judge_run_id)
-    if not rows:
+    board = Package(paths.package_dir(package_dir)).leaderboard(judge_run_id)
+    if not board["rows"]:
         raise PackageError("no judge runs in the package; run `dmbench judge --runs ...` first")
     if fmt == "json":
-        click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
+        click.echo(json.dumps(board, indent=2, ensure_ascii=False))
         return
-    path = write_leaderboard(rows, out, fmt)
+    path = write_leaderboard(board, out, fmt)
     click.echo(f"wrote {path} ({elapsed(started)})")

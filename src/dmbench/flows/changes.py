@@ -245,7 +245,7 @@ def judge_package(
         judge.chat.server_info()
     with package_lock(package_dir):
         run = open_judge_run(package_dir, judges, criteria, options, judged, control, study_file)
-        run_judgements(run, judges, wanted, workers, on_row, retry_failed, on_start, row_of)
+        run = run_judgements(run, judges, wanted, workers, on_row, retry_failed, on_start, row_of)
         refresh(package_dir)
     return run
 

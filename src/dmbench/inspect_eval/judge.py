@@ -1,6 +1,6 @@
 """``-T judge=MODEL``: dmbench's blind A/B judge as an inspect scorer, on any provider.
 
-The judging is ``dmbench judge``'s own (``judge_instance``: the criteria, the canonical form of
+The judging is ``dmbench judge``'s own (``judge_instance``: the criteria, the blind form of
 both diagrams, the order drawn from the seed and the instance, the reply checks and attempts,
 S_final); only the chat is inspect's model, called from the worker thread the instance is
 judged on. Two differences from ``dmbench judge``: the instance is keyed by the record id (the
@@ -52,7 +52,7 @@ class InspectChat:
 
 
 @scorer(metrics={"s_final": [mean(), stderr()]})
-def judge_score(judge: str, seed: int = 0, both_orders: bool = False) -> Scorer:
+def judge_score(judge: str, seed: int = 0, both_orders: bool = True) -> Scorer:
     """S_final of the generated diagram by ``judge``; NaN (with the reason) for a failed one."""
     criteria = load_criteria()
     options = JudgeOptions(seed=seed, both_orders=both_orders)

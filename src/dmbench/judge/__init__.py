@@ -1,14 +1,17 @@
 """The judge: a model scores each output against its reference, blind, on weighted criteria.
 
 After the SciDiagBench protocol (``../shared/spec/judge-protocol.md``): per instance the judge
-sees the text, a caption and the two diagrams as "Diagram A" and "Diagram B" in one canonical
-form, in a seeded order, and scores both 1-10 per criterion; S_final = S(D̂) / (S(D̂) + S(D)).
+sees the text, a caption and the two diagrams as "Diagram A" and "Diagram B" in one blind form,
+in both orders (the first drawn from a seed), and scores both 1-10 per criterion;
+S_final = S(D̂) / (S(D̂) + S(D)), averaged over the orders and the judges of a panel.
 """
 
+from dmbench.judge.blind import BlindForm, blind_form
 from dmbench.judge.criteria import Criteria, CriteriaError, load_criteria
 from dmbench.judge.judging import (
     EMPTY_GENERATED,
     MAX_ATTEMPTS,
+    UNREADABLE_GENERATED,
     Instance,
     Judge,
     Judged,
@@ -16,6 +19,7 @@ from dmbench.judge.judging import (
     judge_in_order,
     judge_instance,
     model_family,
+    raw_reply,
     reference_position,
 )
 from dmbench.judge.leaderboard import leaderboard_rows
@@ -28,6 +32,8 @@ __all__ = [
     "EMPTY_GENERATED",
     "JUDGE",
     "MAX_ATTEMPTS",
+    "UNREADABLE_GENERATED",
+    "BlindForm",
     "Criteria",
     "CriteriaError",
     "Instance",
@@ -35,6 +41,7 @@ __all__ = [
     "JudgeOptions",
     "JudgeSpec",
     "Judged",
+    "blind_form",
     "judge_in_order",
     "judge_instance",
     "judge_pairs",
@@ -44,6 +51,7 @@ __all__ = [
     "model_family",
     "open_judge_run",
     "ratio",
+    "raw_reply",
     "read_pairs",
     "reference_position",
     "run_judgements",

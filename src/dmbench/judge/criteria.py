@@ -88,13 +88,21 @@ def load_criteria(path: Path | None = None) -> Criteria:
     return parse_criteria(text, source)
 
 
+def _no_constant(name: str) -> None:
+    raise ValueError(f"{name} is not a number a weight can be")
+
+
 def parse_criteria(text: bytes, source: str = "<criteria>") -> Criteria:
+    """The criteria in ``text``; NaN and Infinity are refused (JSON has neither, Python's
+    reader takes both, and a NaN weight would make every score NaN)."""
     try:
-        data = json.loads(text)
+        data = json.loads(text, parse_constant=_no_constant)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise CriteriaError(f"{source}: not JSON ({exc})") from exc
     except RecursionError:
         raise CriteriaError(f"{source}: not JSON (nested too deeply)") from None
+    except ValueError as exc:
+        raise CriteriaError(f"{source}: {exc}") from None
     errors = sorted(jsonschema.Draft202012Validator(schema()).iter_errors(data), key=str)
     if errors:
         where = "/".join(str(p) for p in errors[0].absolute_path) or "(top)"

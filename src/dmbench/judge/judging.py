@@ -1,11 +1,17 @@
-"""One judge model asked about one instance: blind order, bounded attempts, failures as data.
+"""One judge model asked about one instance: both orders, bounded attempts, failures as data.
 
-An instance is judged once, in an order drawn from (seed, instance id), or in both orders. Every
-reply is validated against the schema sent as ``format``; one that is cut off
-(``done_reason == "length"``), empty, not JSON or off the schema is asked again, at most
-:data:`MAX_ATTEMPTS` times in all, and then recorded as a failed judgement with its raw reply
-and reason. Such replies are never cached, so a later run asks again instead of replaying the
-failure. An empty generated diagram is not sent at all: S_final 0, ``empty_generated_model``.
+An instance is judged in both orders (the reference once as Diagram A, once as B), the first
+drawn from (seed, instance id); with ``both_orders=False`` only in the drawn order. Every reply is
+validated against the schema sent as ``format``; one that is cut off (``done_reason ==
+"length"``), empty, not JSON or off the schema is asked again, at most :data:`MAX_ATTEMPTS` times
+in all, and then recorded as a failed judgement with its reason. Such replies are never cached,
+so a later run asks again instead of replaying the failure. Each call is kept once, with its
+attempt number, what it was rejected for and its raw reply; the messages sent are kept by their
+sha256 (:attr:`Judged.messages`), once however many judgements send them.
+
+An empty generated diagram is not sent at all: S_final 0, ``empty_generated_model``; nor is one
+the standard reading cannot read: S_final 0, ``unreadable_generated_model`` (pasting it raw would
+let it speak to the judge). An instance whose reference cannot be read fails unsent.
 """
 
 from __future__ import annotations
@@ -23,13 +29,19 @@ from typing import Any
 
 import jsonschema
 
+from dmbench.core.hashing import sha256_text
+from dmbench.judge.blind import BlindForm, blind_form
 from dmbench.judge.criteria import Criteria
-from dmbench.judge.prompt import SYSTEM, canonical_form, reply_schema, user_message
+from dmbench.judge.prompt import SYSTEM, reply_schema, user_message
 from dmbench.judge.protocol_scores import score
 from dmbench.llm import CacheMissError, ChatError, OllamaChat, Options
 
 MAX_ATTEMPTS = 3
+Messages = dict[str, list[dict[str, str]]]
 EMPTY_GENERATED = "empty_generated_model"
+UNREADABLE_GENERATED = "unreadable_generated_model"
+NOT_SENT = (EMPTY_GENERATED, UNREADABLE_GENERATED)
+"""The errors of instances judged 0 without a call: the output is not a diagram to show."""
 DEFAULT_NUM_PREDICT = 2048
 DEFAULT_NUM_CTX = 8192
 _CTX_STEP = 4096
@@ -53,7 +65,7 @@ class JudgeOptions:
     """What decides a reply besides the model and the messages; all of it goes in a run's id."""
 
     seed: int = 0
-    both_orders: bool = False
+    both_orders: bool = True
     temperature: float = 0.0
     num_predict: int = DEFAULT_NUM_PREDICT
     num_ctx: int = DEFAULT_NUM_CTX
@@ -127,14 +139,17 @@ class Judge:
     def model(self) -> str:
         return self.chat.model
 
-    def judge(self, instance: Instance, reference_as: str) -> dict[str, Any]:
-        """One judgement row: scores, or a failure with its reason, raw reply and attempts."""
-        reference = canonical_form(instance.reference)
-        generated = canonical_form(instance.generated)
+    def judge(self, instance: Instance, reference_as: str) -> tuple[dict[str, Any], Messages]:
+        """One judgement row (scores, or a failure with its reason; every call with its attempt
+        number and raw reply) and the messages it sent, by their sha256."""
+        reference = blind_form(instance.reference, reference=True).text
+        generated = _generated_form(instance).text
+        if reference is None or generated is None:
+            raise ValueError("an unreadable diagram is never shown to the judge")
         shown = (reference, generated) if reference_as == "A" else (generated, reference)
-        user = user_message(
-            instance.text, instance.caption, shown[0].text, shown[1].text, self.criteria
-        )
+        user = user_message(instance.text, instance.caption, *shown, self.criteria)
+        messages = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
+        messages_sha256 = sha256_text(json.dumps(messages, sort_keys=True, ensure_ascii=False))
         num_ctx = _num_ctx(self.options, user)
         options = Options(
             temperature=self.options.temperature,
@@ -145,15 +160,9 @@ class Judge:
         row: dict[str, Any] = {
             "judge": self.model,
             "reference_shown_as": reference_as,
-            "canonical": {
-                "reference_parsed": reference.parsed,
-                "generated_parsed": generated.parsed,
-                "reference_error": reference.error,
-                "generated_error": generated.error,
-            },
+            "messages_sha256": messages_sha256,
             "num_ctx": num_ctx,
         }
-        tries: list[dict[str, Any]] = []
         calls: list[dict[str, Any]] = []
         missed: CacheMissError | None = None
         for attempt in range(1, MAX_ATTEMPTS + 1):
@@ -172,18 +181,16 @@ class Judge:
                 missed = exc  # offline: a rejected reply was never cached; try the next one
                 continue
             except ChatError as exc:
-                calls.append(exc.call)
-                tries.append({"attempt": attempt, "error": str(exc), "raw": None})
+                calls.append({"attempt": attempt, "rejected": str(exc), **exc.call})
                 break  # the llm layer already retried what a retry can fix
-            calls.append(reply.call)
             body = {"message": reply.call.get("reply") or {}, "done_reason": reply.call.get(
                 "done_reason"
             )}
             scores, error = check_reply(body, self.schema)
-            raw = (reply.call.get("reply") or {}).get("content")
+            calls.append({"attempt": attempt, "rejected": error, **reply.call})
             if error is None:
                 scored = score(self.criteria, scores, reference_as, instance.type)
-                return {
+                judgement = {
                     **row,
                     "failed": False,
                     "error": None,
@@ -193,28 +200,36 @@ class Judge:
                     "s_final": scored.s_final,
                     "dimensions": scored.dimensions,
                     "scores": scores,
-                    "raw": raw,
-                    "tries": tries,
                     "calls": calls,
                 }
-            tries.append({"attempt": attempt, "error": error, "raw": raw})
-        if not tries and missed is not None:
+                return judgement, {messages_sha256: messages}
+        if not calls and missed is not None:
             raise missed
-        last = tries[-1]
-        return {
+        judgement = {
             **row,
             "failed": True,
-            "error": last["error"],
-            "attempts": len(tries),
+            "error": calls[-1]["rejected"],
+            "attempts": len(calls),
             "s_generated": None,
             "s_reference": None,
             "s_final": None,
             "dimensions": None,
             "scores": None,
-            "raw": last["raw"],
-            "tries": tries,
             "calls": calls,
         }
+        return judgement, {messages_sha256: messages}
+
+
+def _generated_form(instance: Instance) -> BlindForm:
+    """The output's blind form; the reference's own text (the identity control) reads as the
+    reference does."""
+    return blind_form(instance.generated, reference=instance.generated == instance.reference)
+
+
+def raw_reply(judgement: dict[str, Any]) -> str | None:
+    """The content of the judgement's last reply (None when no reply came)."""
+    calls = judgement.get("calls") or []
+    return ((calls[-1].get("reply") or {}).get("content")) if calls else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,7 +243,10 @@ class Judged:
     s_final: float | None
     dimensions: dict[str, float] | None = None
     criteria: dict[str, float] | None = None
-    warnings: tuple[str, ...] = field(default=())
+    unreadable: dict[str, str] | None = None
+    """Why the standard reading could not read the reference or the output, by which."""
+    messages: Messages = field(default_factory=dict)
+    """The messages the judgements sent, by the ``messages_sha256`` they record."""
 
 
 def _mean_parts(judgements: Sequence[dict[str, Any]]) -> tuple[dict, dict]:
@@ -246,33 +264,43 @@ def _mean_parts(judgements: Sequence[dict[str, Any]]) -> tuple[dict, dict]:
 
 
 def judge_instance(judges: Sequence[Judge], instance: Instance) -> Judged:
-    """Every judge of the panel, in the drawn order (and the other one with both orders).
+    """Every judge of the panel, in both orders (or the drawn one only).
 
     The instance's S_final is the mean over its judgements; if any of them failed the instance
     is failed (a mean over what remains would bring back the bias the design removes)."""
+    criteria = judges[0].criteria
+    zero = ({d.id: 0.0 for d in criteria.dimensions}, {cid: 0.0 for cid in criteria.ids})
     if not instance.generated.strip():
-        criteria = judges[0].criteria
-        return Judged(
-            instance,
-            (),
-            False,
-            EMPTY_GENERATED,
-            0.0,
-            {d.id: 0.0 for d in criteria.dimensions},
-            {cid: 0.0 for cid in criteria.ids},
-        )
+        return Judged(instance, (), False, EMPTY_GENERATED, 0.0, *zero)
+    unreadable = {
+        side: form.error
+        for side, form in (("reference", blind_form(instance.reference, reference=True)),
+                           ("generated", _generated_form(instance)))
+        if form.error is not None
+    }  # fmt: skip
+    if "reference" in unreadable:
+        error = f"the reference cannot be read: {unreadable['reference']}"
+        return Judged(instance, (), True, error, None, unreadable=unreadable)
+    if unreadable:
+        return Judged(instance, (), False, UNREADABLE_GENERATED, 0.0, *zero, unreadable)
     options = judges[0].options
     first = reference_position(options.seed, instance.id)
     orders = (first, "B" if first == "A" else "A") if options.both_orders else (first,)
-    judgements = tuple(judge.judge(instance, order) for judge in judges for order in orders)
+    judgements, messages = [], {}
+    for judge in judges:
+        for order in orders:
+            judgement, sent = judge.judge(instance, order)
+            judgements.append(judgement)
+            messages.update(sent)
     failures = [j for j in judgements if j["failed"]]
     if failures:
         j = failures[0]
         error = f"{j['judge']} (reference as {j['reference_shown_as']}): {j['error']}"
-        return Judged(instance, judgements, True, error, None)
-    dimensions, criteria = _mean_parts(judgements)
+        return Judged(instance, tuple(judgements), True, error, None, messages=messages)
+    dimensions, criteria_ratios = _mean_parts(judgements)
     s_final = fmean(j["s_final"] for j in judgements)
-    return Judged(instance, judgements, False, None, s_final, dimensions, criteria)
+    return Judged(instance, tuple(judgements), False, None, s_final, dimensions,
+                  criteria_ratios, messages=messages)  # fmt: skip
 
 
 def judge_all(

@@ -11,7 +11,7 @@ from typing import IO, Any
 
 from dmbench.core.inputs import json_line
 from dmbench.errors import PairsFileError
-from dmbench.judge.judging import Instance, Judge, Judged, judge_in_order
+from dmbench.judge.judging import Instance, Judge, Judged, judge_in_order, raw_reply
 
 _REQUIRED = ("id", "text", "reference", "generated")
 _OPTIONAL = ("type", "caption")
@@ -25,14 +25,14 @@ PAIR_JUDGEMENT_FIELDS = (
     "attempts",
     "failed",
     "error",
-    "raw",
 )
 
 
 def read_pairs(handle: IO[bytes] | IO[str], source: str = "<pairs>") -> list[Instance]:
     """Instances from JSON lines ``{"id", "text", "reference", "generated"}`` (+ type, caption).
 
-    A binary handle is split on ``\n`` only and decoded line by line (see ``json_line``)."""
+    A binary handle is split on ``\n`` only and decoded line by line (see ``json_line``).
+    The judge's caption is the pair's ``caption``, or none."""
     instances: list[Instance] = []
     seen: set[str] = set()
     for number, line in enumerate(handle, start=1):
@@ -52,15 +52,12 @@ def read_pairs(handle: IO[bytes] | IO[str], source: str = "<pairs>") -> list[Ins
         if data["id"] in seen:
             raise PairsFileError(f"{where}: id {data['id']!r} repeats an earlier line")
         seen.add(data["id"])
-        caption = data.get("caption") or (
-            f"{data['id']} ({data['type']})" if data.get("type") else data["id"]
-        )
         instances.append(
             Instance(
                 data["id"], data["text"], data["reference"], data["generated"], data.get("type"),
-                caption,
+                data.get("caption") or "",
             )
-        )
+        )  # the id is the user's bookkeeping: never shown to the judge, nor the type
     return instances
 
 
@@ -70,8 +67,11 @@ def pair_line(judged: Judged) -> dict[str, Any]:
         "failed": judged.failed,
         "error": judged.error,
         "s_final": judged.s_final,
+        "unreadable": judged.unreadable,
         "judgements": [
-            {name: judgement[name] for name in PAIR_JUDGEMENT_FIELDS}
+            {name: judgement[name] for name in PAIR_JUDGEMENT_FIELDS} | {
+                "raw": raw_reply(judgement)
+            }
             for judgement in judged.judgements
         ],
     }

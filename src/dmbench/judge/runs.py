@@ -1,4 +1,4 @@
-"""Judge runs in the package: ``runs/judge__<models>__<hash>/`` beside the generation runs.
+"""Judge runs in the package: ``runs/judge__<model>[__<model>...]__<hash>/`` beside the runs.
 
 ``run.json`` holds what decides the replies (settings: judges, options, criteria and prompt
 hashes, what was judged; their hash is in the id) and how they were obtained (provenance:
@@ -6,12 +6,20 @@ model digests, server versions, dmbench commit, one segment per stretch of work)
 ``judgements.jsonl`` holds one line per judged output, appended and fsynced as soon as it is
 done, so a kill loses at most the instances in flight; a torn last line is cut on reopening and
 the run resumes with the instances that have no line, never asking about one twice.
+``messages.jsonl`` holds the exact messages sent, one line per distinct sha256 (a judgement
+names its ``messages_sha256``), written before the judgement that sent them.
 ``criteria.json`` is a byte copy of the criteria file the run used.
+
+A run is worked on outside the package, in ``.dmbench-cache/judge/<run id>/``, and moved into
+``runs/`` when its stretch of work ends: a killed judge run leaves the package as it was (and
+valid); the next command resumes it from where it was killed.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import shutil
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,7 +32,16 @@ from dmbench.core.inputs import parse_json
 from dmbench.core.provenance import code_provenance
 from dmbench.errors import PackageError, UnknownNameError
 from dmbench.judge.criteria import Criteria, parse_criteria
-from dmbench.judge.judging import Instance, Judge, Judged, JudgeOptions, judge_all
+from dmbench.judge.judging import (
+    EMPTY_GENERATED,
+    UNREADABLE_GENERATED,
+    Instance,
+    Judge,
+    Judged,
+    JudgeOptions,
+    Messages,
+    judge_all,
+)
 from dmbench.judge.prompt import PROMPT_VERSION, template_sha256
 from dmbench.runs.jsonl import append_line, json_line, read_rows
 from dmbench.runs.store import (
@@ -39,7 +56,11 @@ from dmbench.runs.store import (
 from dmbench.sources.records import BenchmarkRecord
 
 JUDGEMENTS_FILE = "judgements.jsonl"
+MESSAGES_FILE = "messages.jsonl"
 CRITERIA_FILE = "criteria.json"
+WORK_DIR = ".dmbench-cache/judge"
+"""Where a judge run is worked on until it is moved into ``runs/``."""
+_RETIRED = ".retired"
 CONTROLS = ("identity",)
 CORPUS_LABELS = {"ds1": "DS-1", "ds2": "DS-2"}
 
@@ -142,14 +163,16 @@ def judge_settings(
 def judge_run_id(settings: dict[str, Any]) -> str:
     """Same settings, same id: what lets the same command find and resume its run."""
     fingerprint = sha256_text(json.dumps(settings, sort_keys=True, ensure_ascii=False))
-    models = "+".join(model_tag(m) for m in settings["judges"])
+    models = "__".join(model_tag(m) for m in settings["judges"])
     return f"{JUDGE_RUN_PREFIX}{models}__{fingerprint[:8]}"
 
 
 class JudgeRun:
-    def __init__(self, path: Path, info: dict[str, Any]) -> None:
+    def __init__(self, path: Path, info: dict[str, Any], package_dir: Path | None = None) -> None:
         self.path = path
         self.info = info
+        self.package_dir = package_dir  # while in its work folder: where publish() moves it
+        self._sent: set[str] | None = None
 
     @property
     def run_id(self) -> str:
@@ -167,8 +190,21 @@ class JudgeRun:
     def rows(self) -> list[dict[str, Any]]:
         return list(read_rows(self.judgements_path, _row, "judgement"))
 
-    def append(self, row: dict[str, Any]) -> None:
-        """One instance, on disk (appended and fsynced) before this returns."""
+    def messages(self) -> dict[str, list[dict[str, str]]]:
+        """The messages sent, by sha256."""
+        return {m["sha256"]: m["messages"] for m in read_rows(self.path / MESSAGES_FILE,
+                                                              _message, "message")}  # fmt: skip
+
+    def append(self, row: dict[str, Any], messages: Messages | None = None) -> None:
+        """One instance, on disk (appended and fsynced) before this returns; the messages it
+        sent that the run does not hold yet go first."""
+        if self._sent is None:
+            self._sent = set(self.messages())
+        for digest, sent in (messages or {}).items():
+            if digest not in self._sent:
+                append_line(self.path / MESSAGES_FILE,
+                            json_line({"sha256": digest, "messages": sent}))  # fmt: skip
+                self._sent.add(digest)
         append_line(self.judgements_path, json_line(row))
 
     def save_info(self) -> None:
@@ -190,6 +226,12 @@ def run_criteria(run: JudgeRun) -> Criteria:
         return parse_criteria(path.read_bytes(), str(path))
     except OSError as exc:
         raise PackageError(f"{path}: cannot read the run's criteria ({exc.strerror})") from exc
+
+
+def _message(data: Any) -> dict[str, Any]:
+    if not isinstance(data, dict) or not isinstance(data.get("messages"), list):
+        raise TypeError("expected an object with messages")
+    return data
 
 
 def _row(data: Any) -> dict[str, Any]:
@@ -249,14 +291,34 @@ def _describe_judges(judges: Sequence[Judge]) -> list[dict[str, Any]]:
     return described
 
 
+def _work_path(package_dir: Path, run_id: str) -> Path:
+    return Path(package_dir) / WORK_DIR / run_id
+
+
+def _settle(work: Path, published: Path) -> None:
+    """Finish what a kill left between the two moves of :func:`publish`."""
+    retired = work.with_name(work.name + _RETIRED)
+    if retired.exists():
+        if published.exists():
+            shutil.rmtree(retired)
+        else:
+            os.replace(retired, published)
+
+
 def open_judge_run(
     package_dir: Path, judges: Sequence[Judge], criteria: Criteria, options: JudgeOptions,
     judged_runs: Sequence[str], control: str | None, study: dict[str, str] | None = None,
 ) -> JudgeRun:
-    """Create the run, or reopen it to resume; a changed model digest refuses the resume."""
+    """Create the run, or reopen it to resume, in its work folder; a changed model digest
+    refuses the resume. :func:`publish` moves it into the package."""
     settings = judge_settings(judges, criteria, options, judged_runs, control, study)
     run_id = judge_run_id(settings)
-    path = Path(package_dir) / RUNS_DIR / run_id
+    published = Path(package_dir) / RUNS_DIR / run_id
+    path = _work_path(package_dir, run_id)
+    _settle(path, published)
+    if not (path / RUN_FILE).is_file() and (published / RUN_FILE).is_file():
+        shutil.rmtree(path, ignore_errors=True)
+        shutil.copytree(published, path)
     described = _describe_judges(judges)
     digests = {j["model"]: j["model_digest"] for j in described}
     if (path / RUN_FILE).is_file():
@@ -269,8 +331,9 @@ def open_judge_run(
                 f"{path / RUN_FILE}: the judge models' digests changed since this run began "
                 f"({stored} then, {digests} now); one run never mixes model versions"
             )
+        cut_torn_tail(path / MESSAGES_FILE)
         cut_torn_tail(run.judgements_path)
-        return run
+        return JudgeRun(path, run.info, Path(package_dir))
     path.mkdir(parents=True, exist_ok=True)
     atomic.write_bytes(path / CRITERIA_FILE, criteria.text)
     run = JudgeRun(
@@ -285,9 +348,24 @@ def open_judge_run(
             "finished_utc": None,
             "totals": {},
         },
+        Path(package_dir),
     )
     run.save_info()
     return run
+
+
+def publish(run: JudgeRun) -> JudgeRun:
+    """Move the run from its work folder into ``runs/``, replacing the copy there (which waits
+    aside until the new one is in place, so a kill between the moves loses neither)."""
+    if run.package_dir is None:
+        raise ValueError(f"{run.path} is not in a work folder")
+    published = run.package_dir / RUNS_DIR / run.run_id
+    retired = run.path.with_name(run.path.name + _RETIRED)
+    if published.exists():
+        os.replace(published, retired)
+    os.replace(run.path, published)
+    shutil.rmtree(retired, ignore_errors=True)
+    return JudgeRun(published, run.info)
 
 
 def judged_row(target: Target, judged: Judged) -> dict[str, Any]:
@@ -301,6 +379,7 @@ def judged_row(target: Target, judged: Judged) -> dict[str, Any]:
         "s_final": judged.s_final,
         "dimensions": judged.dimensions,
         "criteria": judged.criteria,
+        "unreadable": judged.unreadable,
         "judgements": list(judged.judgements),
     }
 
@@ -320,7 +399,7 @@ def run_judgements(
     row_of: RowOf = judged_row,
 ) -> JudgeRun:
     """Judge what has no row yet, storing each instance as soon as it is done (as ``row_of``
-    makes its line).
+    makes its line), then move the run into the package; the run in ``runs/`` is returned.
 
     A failed instance stays failed when the run resumes (it is part of the record), unless
     ``retry_failed``: then it is asked again (its replies were never cached)."""
@@ -344,7 +423,7 @@ def run_judgements(
         run.save_info()
     for index, judged in judge_all(judges, [t.instance for t in todo], workers):
         row = row_of(todo[index], judged)
-        run.append(row)
+        run.append(row, judged.messages)
         if on_row is not None:
             on_row(row)
     rows = run.rows()
@@ -352,10 +431,11 @@ def run_judgements(
     run.info["totals"] = {
         "n_instances": len(rows),
         "n_failed": sum(row["failed"] for row in rows),
-        "n_empty_generated": sum(row["error"] == "empty_generated_model" for row in rows),
+        "n_empty_generated": sum(row["error"] == EMPTY_GENERATED for row in rows),
+        "n_unreadable_generated": sum(row["error"] == UNREADABLE_GENERATED for row in rows),
     }
     run.save_info()
-    return run
+    return publish(run)
 
 
 def stored_rows(runs: Sequence[JudgeRun]) -> Iterator[tuple[JudgeRun, dict[str, Any]]]:

@@ -121,7 +121,7 @@ def judgement_rows(package_dir: Path, controls: bool = False) -> list[dict[str, 
             }
             if not stored["judgements"]:
                 rows.append(
-                    {**common, "judgement": 0, "failed": False, "error": stored["error"],
+                    {**common, "judgement": 0, "failed": stored["failed"], "error": stored["error"],
                      "attempts": 0, "s_final": stored["s_final"]}
                 )
             for number, judgement in enumerate(stored["judgements"], start=1):

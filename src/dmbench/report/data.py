@@ -14,7 +14,7 @@ from pathlib import Path
 from dmbench.candidates import CANDIDATES
 from dmbench.core.hashing import sha256_text
 from dmbench.errors import MissingPrerequisiteError
-from dmbench.judge import list_judge_runs
+from dmbench.judge import list_judge_runs, raw_reply
 from dmbench.metrics import METRICS, PUBLISHED_METRIC, Explanation, explain
 from dmbench.package import BenchmarkRecord, load_records
 from dmbench.report.elements import ElementMatching, element_matching
@@ -54,8 +54,19 @@ class JudgeNote:
     error: str | None
     criteria: tuple[tuple[str, int, int, str], ...]
     """(criterion, score of the output, score of the reference, the judge's reason)."""
-    raw_reply: str | None = None
-    """For a failed judgement, the judge's last reply as it came."""
+    raw: str | None = None
+    """A failed judgement's last raw reply, its first :data:`RAW_SHOWN` characters."""
+
+
+RAW_SHOWN = 4000
+
+
+def _shown_raw(judgement: dict, judge_run_id: str) -> str | None:
+    raw = raw_reply(judgement) if judgement["failed"] else None
+    if raw is None or len(raw) <= RAW_SHOWN:
+        return raw
+    return (f"{raw[:RAW_SHOWN]}\n… ({len(raw) - RAW_SHOWN} more characters in "
+            f"runs/{judge_run_id}/judgements.jsonl)")
 
 
 def judge_notes(package_dir: Path) -> dict[tuple[str, str], list[JudgeNote]]:
@@ -78,7 +89,7 @@ def judge_notes(package_dir: Path) -> dict[tuple[str, str], list[JudgeNote]]:
                         j["s_final"],
                         j.get("error"),
                         criteria,
-                        j.get("raw") if j.get("error") else None,
+                        _shown_raw(j, judge_run.run_id),
                     )
                 )
     return notes

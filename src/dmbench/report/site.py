@@ -26,7 +26,6 @@ from markupsafe import Markup
 from dmbench._version import __version__
 from dmbench.core.hashing import sha256_text
 from dmbench.errors import ParseError
-from dmbench.judge import leaderboard_rows
 from dmbench.metrics import METRICS, PUBLISHED_METRIC
 from dmbench.package import DATASETS
 from dmbench.package.descriptor import DESCRIPTOR
@@ -38,7 +37,7 @@ from dmbench.report.data import RecordView, record_views
 from dmbench.report.link_check import SiteCheck, check_site
 from dmbench.report.plots import DATASET_NAMES, all_plots
 from dmbench.tables.errata import errata_markdown
-from dmbench.tables.leaderboard_files import leaderboard_markdown
+from dmbench.tables.leaderboard_files import judge_leaderboard, leaderboard_markdown
 from dmbench.tables.render import (
     build_tables,
     comparisons_markdown,
@@ -214,7 +213,7 @@ def build_site(
     say("drawing the plots")
     plots = all_plots(views)
     tables = build_tables(package_dir, PUBLISHED_METRIC, "published")
-    judged = leaderboard_rows(package_dir)
+    judged = judge_leaderboard(package_dir)
 
     staging = outdir.staging_for(out_dir)
     try:
@@ -255,7 +254,7 @@ def build_site(
             tables=[markdown_html(table1_markdown(tables.corpus), 2)]
             + [markdown_html(results_markdown(tables, d), 2) for d in PAPER_TABLES]
             + [markdown_html(comparisons_markdown(tables), 2)],
-            leaderboard=markdown_html(leaderboard_markdown(judged), 2) if judged else None,
+            leaderboard=markdown_html(leaderboard_markdown(judged), 2) if judged["rows"] else None,
             plots=plots,
             by_dataset=by_dataset,
             references=references,

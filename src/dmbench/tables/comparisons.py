@@ -11,7 +11,7 @@ is not significant are tied with it.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 
 import numpy as np
@@ -38,10 +38,10 @@ COMPARISON_FIELDS = (
 
 
 @dataclass(frozen=True, slots=True)
-class Comparison:
-    metric: str
-    dataset: str
-    element: str
+class Paired:
+    """Series ``a`` against ``b`` on the records both have: the mean difference a − b, its
+    paired bootstrap interval, the sign-flip p-value and its Holm adjustment in the family."""
+
     a: str
     b: str
     n: int
@@ -51,14 +51,37 @@ class Comparison:
     p_value: float
     p_holm: float
 
+
+def compare_paired(series: Sequence[tuple[str, Mapping[str, float]]]) -> list[Paired]:
+    """Every pair of ``(name, value per record)`` series, in the order given, as one Holm
+    family; a pair with no record in common is left out. Tables 2-3 and the judge leaderboard
+    both compare this way."""
+    family = []
+    for (a, a_values), (b, b_values) in itertools.combinations(series, 2):
+        shared = sorted(set(a_values) & set(b_values))
+        if not shared:
+            continue
+        differences = np.array([a_values[r] - b_values[r] for r in shared])
+        low, high = paired_interval(differences)
+        family.append((a, b, differences, low, high, sign_flip_p(differences)))
+    adjusted = holm([f[-1] for f in family])
+    return [
+        Paired(a, b, len(d), float(d.mean()), low, high, p, p_adj)
+        for (a, b, d, low, high, p), p_adj in zip(family, adjusted, strict=True)
+    ]
+
+
+@dataclass(frozen=True, slots=True)
+class Comparison(Paired):
+    """A paired comparison of two cells of Tables 2-3, in one (metric, dataset, element)."""
+
+    metric: str
+    dataset: str
+    element: str
+
     def to_record(self) -> dict:
-        return {"table": "comparisons"} | asdict(self)
-
-
-def _differences(a: ResultRow, b: ResultRow, element: str) -> np.ndarray:
-    index = ELEMENTS.index(element)
-    shared = sorted(set(a.record_means) & set(b.record_means))
-    return np.array([a.record_means[r][index] - b.record_means[r][index] for r in shared])
+        fields = COMPARISON_FIELDS[1:]
+        return {"table": "comparisons"} | {name: getattr(self, name) for name in fields}
 
 
 def compare_cells(rows: Sequence[ResultRow]) -> list[Comparison]:
@@ -67,22 +90,12 @@ def compare_cells(rows: Sequence[ResultRow]) -> list[Comparison]:
     canonical = [r for r in rows if r.canonical]
     families = sorted({(r.metric, r.dataset) for r in canonical})
     for (metric, dataset), element in itertools.product(families, ELEMENTS):
+        index = ELEMENTS.index(element)
         cells = [r for r in canonical if (r.metric, r.dataset) == (metric, dataset)]
-        family = []
-        for a, b in itertools.combinations(cells, 2):
-            differences = _differences(a, b, element)
-            if not len(differences):
-                continue
-            low, high = paired_interval(differences)
-            family.append(
-                (a.series, b.series, differences, low, high, sign_flip_p(differences))
-            )
-        adjusted = holm([f[-1] for f in family])
+        series = [(r.series, {k: v[index] for k, v in r.record_means.items()}) for r in cells]
         comparisons += [
-            Comparison(
-                metric, dataset, element, a, b, len(d), float(d.mean()), low, high, p, p_adj
-            )
-            for (a, b, d, low, high, p), p_adj in zip(family, adjusted, strict=True)
+            Comparison(**asdict(paired), metric=metric, dataset=dataset, element=element)
+            for paired in compare_paired(series)
         ]
     return comparisons
 
