@@ -47,7 +47,8 @@ LAZY_COMMANDS = (
     LazyCommand(
         "leaderboard",
         "commands_judge",
-        "The judge leaderboard: mean S_final per (candidate, LLM) and judge, with its CI and bias.",
+        "The judge leaderboard: candidates ranked per judge by mean S_final, with CIs, paired "
+        "comparisons and warnings (position bias, flips, failures, self-preference, controls).",
     ),
     LazyCommand(
         "parse",
