@@ -130,7 +130,7 @@ LAZY_COMMANDS = (
     LazyCommand(
         "check",
         "commands_deposit",
-        "Check a package folder or zip offline: validate, re-score, recompute Tables 1-3.",
+        "Check a package folder or zip offline: anchor, validate, re-score, recompute Tables 1-3.",
     ),
 )
 
