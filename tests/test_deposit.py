@@ -28,6 +28,7 @@ from dmbench.errors import MissingPrerequisiteError, PackageError
 from dmbench.package.archive import Member, extract_zip, zip_bytes
 from dmbench.package.metadata import read_citation, rendered_files
 from dmbench.release.deposit import CODE_ZIP, METADATA_FILE, PACKAGE_ZIP, SUMS_FILE, build_deposit
+from dmbench.tables.validity import validity_table, write_validity
 
 
 def _sha256(path: Path) -> str:
@@ -47,9 +48,11 @@ def _forge(source: Path, target: Path, member: str, old: bytes, new: bytes) -> N
 
 @pytest.fixture(scope="module")
 def package(tmp_path_factory) -> Path:
-    """The scored package with a report/ as the main job leaves one (a stand-in page)."""
+    """The scored package with results/validity.* and a report/ as the main job leaves them
+    (the verdict drawn for real, the report a stand-in page)."""
     package = tmp_path_factory.mktemp("package") / "package"
     shutil.copytree(standard_scored_package(), package)
+    write_validity(validity_table(package), package / "results")
     (package / "report").mkdir()
     (package / "report" / "index.html").write_text("<!doctype html><title>dmbench</title>\n")
     (package / "report" / ".dmbench-output").write_text("")  # the report's marker stays home
@@ -107,8 +110,26 @@ class TestDeposit:
             f"results-{prefix}{name}"
             for prefix in ("", "metrik-4-standard-")
             for name in ("table1", "table2", "table3", "comparisons")
-        }
+        } | {"results-validity"}
         assert tables["records"] == 53 and tables["outputs"] == 1113
+        validity = _member(deposit / PACKAGE_ZIP, "results/validity.csv")
+        assert tables["results-validity"] == len(validity.splitlines()) - 1
+
+    def test_plantumls_verdict_ships_as_a_typed_table(self, deposit: Path) -> None:
+        with zipfile.ZipFile(deposit / PACKAGE_ZIP) as archive:
+            names = set(archive.namelist())
+            files = archive.read("data/files.csv").decode()
+            descriptor = json.loads(archive.read("datapackage.json"))
+            schema = json.loads(archive.read("schemas/results-validity.schema.json"))
+        assert {"results/validity.csv", "results/validity.md", "results/validity.json"} <= names
+        assert "results/validity.json,result," in files and "results/validity.md,result," in files
+        resource = next(r for r in descriptor["resources"] if r["name"] == "results-validity")
+        assert resource["path"] == "results/validity.csv"
+        assert resource["hash"].startswith("sha256:")
+        assert "does not recompute it" in resource["description"]
+        types = {field["name"]: field["type"] for field in schema["fields"]}
+        assert types["outputs"] == types["plantuml_rejected"] == "integer"
+        assert types["series"] == "string"
 
     def test_package_carries_the_nltk_data_and_the_wordnet_licence(self, deposit: Path) -> None:
         with zipfile.ZipFile(deposit / PACKAGE_ZIP) as archive:
@@ -184,6 +205,29 @@ def test_downloader_checks_the_deposit_offline_and_a_forged_cell_fails(deposit, 
     ) in failed.output
     assert "hash-count] results/table2.csv" in failed.output
     assert "DIFF [anchor] SHA256SUMS beside the zip does not list forged.zip" in failed.output
+    assert "verdict: FAILED" in failed.output
+
+
+@pytest.mark.needs_shared
+def test_check_says_the_verdict_is_not_recomputed_and_its_hash_holds_it(deposit, tmp_path):
+    """Not recomputed offline (PlantUML needs Java), so one changed count must fail on the
+    hash alone: no SHA256SUMS beside the forged zip, nothing else changed."""
+    result = CliRunner().invoke(main, ["check", str(deposit / PACKAGE_ZIP)])
+    assert result.exit_code == 0, result.output
+    assert (
+        "tables: PlantUML's verdict (results/validity.csv, results/validity.json, "
+        "results/validity.md) is not recomputed offline"
+    ) in result.output
+    assert "validity" not in result.output.split("tables:", 1)[0]
+    row = _member(deposit / PACKAGE_ZIP, "results/validity.csv").splitlines()[1]
+    cells = row.split(",")
+    cells[4] = str(int(cells[4]) + 1)  # outputs
+    forged = tmp_path / PACKAGE_ZIP
+    forged_row = ",".join(cells).encode()
+    _forge(deposit / PACKAGE_ZIP, forged, "results/validity.csv", row.encode(), forged_row)
+    failed = CliRunner().invoke(main, ["check", str(forged)])
+    assert failed.exit_code == 1
+    assert "results/validity.csv" in failed.output and "hash" in failed.output
     assert "verdict: FAILED" in failed.output
 
 
@@ -435,3 +479,4 @@ def test_the_pins_are_the_reference_copy() -> None:
     from dmbench.metrics.nltk_pins import NLTK_PINS
 
     assert {rel: _sha256(SHARED / "nltk_data" / rel) for rel in NLTK_PINS} == dict(NLTK_PINS)
+

@@ -111,7 +111,8 @@ def readme(
             + (f" (LLMs: {listing(facts.llms)})" if facts.llms else "")
             + f", {facts.outputs} outputs, their scores ({listing(facts.metrics)})",
             "- `runs/`: the run store the tables are derived from; `prompts/`: the prompts",
-            "- `results/`: the published tables, recomputed by `dmbench check`",
+            "- `results/`: the published tables, recomputed by `dmbench check`, and PlantUML's "
+            "verdict on the outputs (`validity.*`), shipped as drawn (drawing needs Java)",
             "- `nltk_data/`: the NLTK files metrik-4 reads (WordNet 3.0 under its licence in "
             "`licenses/`)",
             f"- `{ERRATA}`: where the paper and its artifacts disagree; its findings:",

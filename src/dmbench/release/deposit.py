@@ -3,11 +3,12 @@
 A deposit is four files: the data package as a zip with ``datapackage.json`` at its root (so
 ``frictionless validate`` reads every table inside it), the committed tree at HEAD as a code
 zip, the metadata for Zenodo's API and a ``SHA256SUMS`` list. The package zip carries what
-checking it needs offline besides the code: the published tables as tabular resources with
-Table Schemas, the NLTK data subset metrik-4 reads (each file pinned by sha256) with the
-WordNet licence, the files that explain it to whoever unzips it (:mod:`dmbench.package.about`)
-and every file's hash. The code zip's metadata files carry the deposit's DOI. Two builds from
-one commit are byte-identical (see :mod:`dmbench.package.archive`).
+checking it needs offline besides the code: the published tables and PlantUML's verdict
+(``results/validity.csv``) as tabular resources with Table Schemas, the NLTK data subset
+metrik-4 reads (each file pinned by sha256) with the WordNet licence, the files that explain it
+to whoever unzips it (:mod:`dmbench.package.about`) and every file's hash. The code zip's
+metadata files carry the deposit's DOI. Two builds from one commit are byte-identical (see
+:mod:`dmbench.package.archive`).
 
 A release refuses a dirty tree, a placeholder DOI or a ``CITATION.cff`` that names no person;
 ``draft`` builds anyway, for trying things out. The upload creates (or versions) a Zenodo draft, takes the DOI Zenodo reserved
@@ -79,6 +80,7 @@ from dmbench.report.outdir import refuse_foreign
 from dmbench.tables.published_tables import published_tables
 from dmbench.tables.render import TABLE_TITLES, write_tables
 from dmbench.tables.schemas import column_values, table_schema
+from dmbench.tables.validity import VALIDITY_FIELDS, VALIDITY_FILES
 
 PACKAGE_ZIP = f"dmbench-{__version__}-package.zip"
 CODE_ZIP = f"dmbench-{__version__}-code.zip"
@@ -168,6 +170,43 @@ def _results_resources(staging: Path) -> list[ResourceSpec]:
     return specs
 
 
+VALIDITY_TITLE = "PlantUML's verdict on the canonical outputs and the references"
+
+
+def _validity_resource(package_dir: Path, staging: Path) -> ResourceSpec:
+    """PlantUML's verdict as the main job wrote it into the package's ``results/``. Drawing
+    needs Java and Graphviz, so the deposit ships it as made and ``check`` checks its hash."""
+    source = package_dir / RESULTS_DIR
+    missing = [n for n in VALIDITY_FILES if (source / n).is_symlink() or not (source / n).is_file()]
+    if missing:
+        raise PackageError(
+            f"{source}: no {', '.join(missing)} (PlantUML's verdict, which the deposit ships)",
+            hint=f"`dmbench validity --out {source}` writes them, as the main job does",
+        )
+    for name in VALIDITY_FILES:
+        shutil.copyfile(source / name, staging / RESULTS_DIR / name)
+    try:
+        rows = json.loads((source / "validity.json").read_text("utf-8"))["rows"]
+        columns = {name: [row.get(name) for row in rows] for name in VALIDITY_FIELDS}
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise PackageError(
+            f"{source / 'validity.json'}: not the table `dmbench validity` writes ({exc})",
+            hint=f"`dmbench validity --out {source}` rewrites it",
+        ) from exc
+    schema = table_schema(staging / RESULTS_DIR / "validity.csv", VALIDITY_TITLE, columns)
+    atomic.write_json(staging / SCHEMAS_DIR / "results-validity.schema.json", schema)
+    return ResourceSpec(
+        "results-validity",
+        f"{RESULTS_DIR}/validity.csv",
+        VALIDITY_TITLE,
+        "One row per canonical series and dataset (`dmbench validity`; the references' counts "
+        "are in validity.json): outputs PlantUML rejects, draws after a repair or cannot draw, "
+        "and those the upstream validator and the standard reading reject. Shipped as the main "
+        "job drew it; `dmbench check` checks its hash but does not recompute it (PlantUML "
+        "needs Java).",
+    )
+
+
 def _nltk_data(package_dir: Path, staging: Path) -> dict[str, str]:
     """Copy the NLTK files metrik-4 reads and the WordNet licence; the licence entry."""
     data_dir, files = find_read_files(package_dir)
@@ -243,7 +282,7 @@ def stage_package(package_dir: Path, staging: Path, release: Release) -> None:
         )
         folders.append(REPORT_DIR)
     licence = _nltk_data(package_dir, staging)
-    tables = _results_resources(staging)
+    tables = [*_results_resources(staging), _validity_resource(package_dir, staging)]
     _about_files(staging, release)
     write_descriptor(
         staging,

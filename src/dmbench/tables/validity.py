@@ -36,6 +36,8 @@ VALIDITY_FIELDS = (
     "standard_parse_errors",
 )
 COUNTS = VALIDITY_FIELDS[4:]
+VALIDITY_FILES = ("validity.csv", "validity.md", "validity.json")
+"""What ``write_validity`` writes into ``results/``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,4 +159,4 @@ def write_validity(table: ValidityTable, out_dir: Path) -> list[Path]:
     write_csv(out_dir / "validity.csv", VALIDITY_FIELDS, validity_csv_rows(table))
     atomic.write_text(out_dir / "validity.md", validity_markdown(table))
     atomic.write_text(out_dir / "validity.json", json.dumps(table.to_json(), indent=2) + "\n")
-    return [out_dir / f"validity.{ext}" for ext in ("csv", "md", "json")]
+    return [out_dir / name for name in VALIDITY_FILES]
