@@ -12,6 +12,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import zipfile
@@ -28,6 +29,7 @@ from dmbench.errors import MissingPrerequisiteError, PackageError
 from dmbench.package.archive import Member, extract_zip, zip_bytes
 from dmbench.package.metadata import read_citation, rendered_files
 from dmbench.release.deposit import CODE_ZIP, METADATA_FILE, PACKAGE_ZIP, SUMS_FILE, build_deposit
+from dmbench.report.outdir import MARKER
 from dmbench.tables.validity import validity_table, write_validity
 
 
@@ -75,8 +77,9 @@ def _unshare_works() -> bool:
 @pytest.mark.needs_shared
 class TestDeposit:
     def test_four_files_with_their_sha256_list(self, deposit: Path) -> None:
-        names = sorted(p.name for p in deposit.iterdir())
+        names = sorted(p.name for p in deposit.iterdir() if p.name != MARKER)
         assert names == sorted([PACKAGE_ZIP, CODE_ZIP, METADATA_FILE, SUMS_FILE])
+        assert (deposit / MARKER).is_file()  # what lets the next deposit replace the folder
         listed = dict(
             reversed(line.split("  ")) for line in (deposit / SUMS_FILE).read_text().splitlines()
         )
@@ -480,3 +483,60 @@ def test_the_pins_are_the_reference_copy() -> None:
 
     assert {rel: _sha256(SHARED / "nltk_data" / rel) for rel in NLTK_PINS} == dict(NLTK_PINS)
 
+
+def _killed_deposit(package: Path, out: Path, at: str) -> None:
+    """Run the deposit in a forked child that SIGKILLs itself ``at`` a point: while it stages
+    the package, or between the swap's two renames (the old folder aside, the new not in)."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            from dmbench.release import deposit as module
+
+            def die(*_args, **_kwargs):
+                os.kill(os.getpid(), signal.SIGKILL)
+
+            if at == "staging":
+                module.stage_package = die
+            else:
+                rename = os.replace
+
+                def replace(source, target):
+                    if Path(source).name.startswith(f".{out.name}-staging-"):
+                        die()
+                    rename(source, target)
+
+                os.replace = replace
+            build_deposit(package, out, draft=True, repo=ROOT)
+        finally:
+            os._exit(3)
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL, status
+
+
+def _contents(folder: Path) -> dict[str, str]:
+    return {p.name: _sha256(p) for p in sorted(folder.iterdir())}
+
+
+@pytest.mark.needs_shared
+def test_a_killed_deposit_leaves_the_old_or_the_new_folder_and_no_staging(
+    package, deposit, tmp_path
+):
+    out = tmp_path / "deposit"
+    shutil.copytree(deposit, out)
+    with (out / METADATA_FILE).open("a") as handle:  # an earlier deposit, told apart by one file
+        handle.write("\n")
+    earlier = _contents(out)
+
+    _killed_deposit(package, out, "staging")
+    assert _contents(out) == earlier
+    assert len(list(tmp_path.glob(".deposit-staging-*"))) == 1
+
+    _killed_deposit(package, out, "swap")
+    assert not out.exists()
+    assert _contents(tmp_path / ".deposit-old") == earlier  # aside whole, for the next run
+    staged = list(tmp_path.glob(".deposit-staging-*"))
+    assert len(staged) == 1 and _contents(staged[0]).keys() == earlier.keys()
+
+    build_deposit(package, out, draft=True, repo=ROOT)
+    assert _contents(out) == _contents(deposit)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["deposit"]

@@ -8,7 +8,8 @@ checking it needs offline besides the code: the published tables and PlantUML's 
 metrik-4 reads (each file pinned by sha256) with the WordNet licence, the files that explain it
 to whoever unzips it (:mod:`dmbench.package.about`) and every file's hash. The code zip's
 metadata files carry the deposit's DOI. Two builds from one commit are byte-identical (see
-:mod:`dmbench.package.archive`).
+:mod:`dmbench.package.archive`). The files are made beside ``--out`` and swapped in whole
+(:mod:`dmbench.report.outdir`).
 
 A release refuses a dirty tree, a placeholder DOI or a ``CITATION.cff`` that names no person;
 ``draft`` builds anyway, for trying things out. The upload creates (or versions) a Zenodo draft, takes the DOI Zenodo reserved
@@ -20,7 +21,6 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -76,7 +76,7 @@ from dmbench.package.metadata import (
 from dmbench.package.swap import PACKAGE_FOLDERS
 from dmbench.package.zenodo import Draft, UploadedFile, ZenodoClient
 from dmbench.package.zipped import SUMS_FILE
-from dmbench.report.outdir import refuse_foreign
+from dmbench.report.outdir import refuse_foreign, staging_for, swap_in
 from dmbench.tables.published_tables import published_tables
 from dmbench.tables.render import TABLE_TITLES, write_tables
 from dmbench.tables.schemas import column_values, table_schema
@@ -86,7 +86,8 @@ PACKAGE_ZIP = f"dmbench-{__version__}-package.zip"
 CODE_ZIP = f"dmbench-{__version__}-code.zip"
 METADATA_FILE = "zenodo-metadata.json"
 DEPOSIT_FILES = ("dmbench-*-package.zip", "dmbench-*-code.zip", METADATA_FILE, SUMS_FILE, ".*.tmp")
-"""What a deposit folder holds (an interrupted write's temporary files too): `--out` may be one."""
+"""What a deposit folder holds (one written before deposits were swapped in had no marker and
+could keep an interrupted write's temporary files): `--out` may be one."""
 WORDNET_LICENSE = f"{LICENSES_DIR}/WordNet-3.0.LICENSE"
 ERRATA_PATH = "docs/errata.md"
 NLTK_SOURCE = {
@@ -339,7 +340,9 @@ def build_deposit(
     draft: bool = False,
     repo: Path | None = None,
 ) -> Deposit:
-    """Write the deposit's four files into ``out_dir`` (see the module)."""
+    """Write the deposit's four files into ``out_dir`` (see the module), replacing it whole:
+    they are made in a staging folder beside it and swapped in, so a killed deposit leaves the
+    earlier deposit or the new one, and the next run removes what it left."""
     started = time.perf_counter()
     package_dir, repo = Path(package_dir).resolve(), Path(repo or package_dir).resolve()
     doi = doi or DOI_PLACEHOLDER
@@ -354,25 +357,33 @@ def build_deposit(
     release = Release(citation, state.commit, epoch, errata)
     out_dir = Path(out_dir)
     refuse_foreign(out_dir, package_dir, "deposit", own_files=DEPOSIT_FILES)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix="dmbench-deposit-") as tmp:
-        staging = Path(tmp)
-        stage_package(package_dir, staging, release)
-        description = describe(package_facts(staging))
-        members = folder_members(staging)
-    package_zip = out_dir / PACKAGE_ZIP
-    atomic.write_bytes(package_zip, zip_bytes(members, epoch))
-    _check_zip(package_zip)
-    code_zip = out_dir / CODE_ZIP
-    atomic.write_bytes(code_zip, zip_bytes(_code_members(repo, citation), epoch))
-    metadata = out_dir / METADATA_FILE
-    atomic.write_json(metadata, zenodo_metadata(citation, epoch, description, doi))
-    sums = out_dir / SUMS_FILE
-    listed = (package_zip, code_zip, metadata)
-    atomic.write_text(sums, "".join(f"{file_sha256(p)}  {p.name}\n" for p in listed))
+    staging = staging_for(out_dir)
+    try:
+        package_staging = staging / "package"
+        package_staging.mkdir()
+        stage_package(package_dir, package_staging, release)
+        description = describe(package_facts(package_staging))
+        members = folder_members(package_staging)
+        shutil.rmtree(package_staging)
+        package_zip = staging / PACKAGE_ZIP
+        atomic.write_bytes(package_zip, zip_bytes(members, epoch))
+        _check_zip(package_zip)
+        code_zip = staging / CODE_ZIP
+        atomic.write_bytes(code_zip, zip_bytes(_code_members(repo, citation), epoch))
+        metadata = staging / METADATA_FILE
+        atomic.write_json(metadata, zenodo_metadata(citation, epoch, description, doi))
+        listed = (package_zip, code_zip, metadata)
+        atomic.write_text(
+            staging / SUMS_FILE, "".join(f"{file_sha256(p)}  {p.name}\n" for p in listed)
+        )
+        swap_in(staging, out_dir, "dmbench deposit\n")
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    files = tuple(out_dir / name for name in (PACKAGE_ZIP, CODE_ZIP, METADATA_FILE, SUMS_FILE))
     return Deposit(
         out_dir,
-        (*listed, sums),
+        files,
         doi,
         state.commit,
         draft,
