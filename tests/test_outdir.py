@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
 
 import pytest
@@ -68,6 +70,17 @@ def test_a_swap_replaces_the_folder_and_marks_it(tmp_path: Path) -> None:
     swap_in(staging, out, "marker\n")
     assert sorted(p.name for p in out.iterdir()) == [MARKER, "new.html"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
+
+
+def test_the_swapped_in_folder_has_the_umasks_mode_not_mkdtemps(tmp_path: Path) -> None:
+    """A deposit or report folder others read must not come out private (0700)."""
+    previous = os.umask(0o022)
+    try:
+        staging = staging_for(tmp_path / "deposit")
+        swap_in(staging, tmp_path / "deposit", "marker\n")
+    finally:
+        os.umask(previous)
+    assert stat.S_IMODE((tmp_path / "deposit").stat().st_mode) == 0o755
 
 
 def test_a_swap_killed_after_the_first_rename_is_rolled_back(tmp_path: Path) -> None:

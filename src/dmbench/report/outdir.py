@@ -73,7 +73,11 @@ def staging_for(out_dir: Path) -> Path:
     out_dir = Path(out_dir)
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     finish_interrupted(out_dir)
-    return Path(tempfile.mkdtemp(prefix=f".{out_dir.name}-staging-", dir=out_dir.parent))
+    staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}-staging-", dir=out_dir.parent))
+    umask = os.umask(0)
+    os.umask(umask)
+    staging.chmod(0o777 & ~umask)  # mkdtemp's 0700 would make the swapped-in folder private
+    return staging
 
 
 def swap_in(staging: Path, out_dir: Path, marker_text: str) -> None:
