@@ -327,8 +327,8 @@ def _tables(package_dir: Path, report: CheckReport) -> None:
     if verdict:
         report.lines.append(
             f"tables: PlantUML's verdict ({', '.join(f'{RESULTS_DIR}/{n}' for n in verdict)}) is "
-            "not recomputed offline (drawing needs Java and Graphviz); it is checked by its "
-            "hash and schema only"
+            "not recomputed offline (drawing needs Java and Graphviz); only its hash, its "
+            "schema and the anchors hold it"
         )
 
 
