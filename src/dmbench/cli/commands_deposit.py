@@ -109,12 +109,17 @@ def deposit(
 @click.argument("path", type=click.Path(path_type=Path))
 @click.option("--sha256", default=None, metavar="HEX", help="The zip's sha256 as the record lists it.")
 @click.option("--md5", default=None, metavar="HEX", help="The zip's md5 as Zenodo lists it.")
-def check(path: Path, sha256: str | None, md5: str | None) -> None:
+@click.option(
+    "--plantuml",
+    is_flag=True,
+    help="Also redraw PlantUML's verdict (results/validity.*): needs Java and Graphviz dot.",
+)
+def check(path: Path, sha256: str | None, md5: str | None, plantuml: bool) -> None:
     """Check a package folder or zip offline: anchor, validate, re-score, recompute Tables 1-3.
 
     A zip is first compared with SHA256SUMS beside it and with --sha256/--md5 when given.
     """
-    report = check_package(path, sha256, md5)
+    report = check_package(path, sha256, md5, plantuml)
     click.echo(report.render())
     click.echo(f"check ({report.seconds:.1f} s)")
     if not report.ok:

@@ -9,9 +9,10 @@ re-scored from the package's own files with the NLTK data it carries and compare
 stored scores (published and recomputed, every metric the package stores), and Tables 1-3 are
 recomputed and compared with the shipped ``results/`` cell by cell. PlantUML's verdict
 (``results/validity.*``) is the one table not recomputed, since drawing needs Java: it is held
-by its hash and schema like every listed file. The verdict names every
-difference; the check holds only when all of it does. Differences that can follow from an
-earlier one (a missing file makes every score read from it differ) are grouped under it.
+by its hash and schema like every listed file, and redrawn only on request (``--plantuml``).
+The verdict names every difference; the check holds only when all of it does. Differences that
+can follow from an earlier one (a missing file makes every score read from it differ) are
+grouped under it.
 """
 
 from __future__ import annotations
@@ -33,11 +34,12 @@ from dmbench.metrics.nltk_data import require_nltk_data, use_data_dirs
 from dmbench.package import load_records, settle_interrupted_swap, validate_package
 from dmbench.package.descriptor import DESCRIPTOR, RESULTS_DIR
 from dmbench.package.zipped import SUMS_FILE, opened_package
+from dmbench.render import LAYOUT, PLANTUML_VERSION
 from dmbench.runs.rescoring import Rescored, rescore, select_runs
 from dmbench.runs.scores import ScoreRow
 from dmbench.runs.verify import VerifyReport, verify
 from dmbench.tables.published_tables import write_published_tables
-from dmbench.tables.validity import VALIDITY_FILES
+from dmbench.tables.validity import VALIDITY_FILES, validity_table, write_validity
 
 TOLERANCE = 1e-9
 
@@ -293,20 +295,12 @@ def _compare_json(name: str, shipped: str, recomputed: str, report: CheckReport)
             )
 
 
-def _tables(package_dir: Path, report: CheckReport) -> None:
-    shipped_dir = package_dir / RESULTS_DIR
-    with tempfile.TemporaryDirectory(prefix="dmbench-check-tables-") as tmp:
-        written = write_published_tables(package_dir, Path(tmp))
-        recomputed = {p.relative_to(tmp).as_posix(): p.read_text("utf-8") for p in written}
-    shipped = {
-        p.relative_to(shipped_dir).as_posix(): p
-        for p in sorted(shipped_dir.rglob("*"))
-        if p.is_file()
-    } if shipped_dir.is_dir() else {}
-    verdict = sorted(set(shipped) & set(VALIDITY_FILES))
-    compared = set(recomputed) | set(shipped) - set(verdict)
+def _compare_files(
+    shipped: dict[str, Path], recomputed: dict[str, str], names: set[str], report: CheckReport
+) -> tuple[int, int]:
+    """Compare the ``names`` (paths under ``results/``); the files equal and CSV cells compared."""
     equal = cells = 0
-    for rel in sorted(compared):
+    for rel in sorted(names):
         name = f"{RESULTS_DIR}/{rel}"
         before = len(report.differences)
         if rel not in shipped:
@@ -320,21 +314,60 @@ def _tables(package_dir: Path, report: CheckReport) -> None:
         elif shipped[rel].read_text("utf-8") != recomputed[rel]:
             report.differences.append(Difference("table", f"{name}: text differs from the recomputed one"))
         equal += len(report.differences) == before
+    return equal, cells
+
+
+def _tables(package_dir: Path, report: CheckReport, plantuml: bool) -> None:
+    shipped_dir = package_dir / RESULTS_DIR
+    with tempfile.TemporaryDirectory(prefix="dmbench-check-tables-") as tmp:
+        written = write_published_tables(package_dir, Path(tmp))
+        recomputed = {p.relative_to(tmp).as_posix(): p.read_text("utf-8") for p in written}
+    shipped = {
+        p.relative_to(shipped_dir).as_posix(): p
+        for p in sorted(shipped_dir.rglob("*"))
+        if p.is_file()
+    } if shipped_dir.is_dir() else {}
+    verdict = set(shipped) & set(VALIDITY_FILES)
+    compared = set(recomputed) | set(shipped) - verdict
+    equal, cells = _compare_files(shipped, recomputed, compared, report)
     report.lines.append(
         f"tables: {equal} of {len(compared)} files in {RESULTS_DIR}/ equal "
         f"to the recomputed ones ({cells} CSV cells compared)"
     )
     if verdict:
+        _plantuml_verdict(package_dir, shipped, verdict, report, plantuml)
+
+
+def _plantuml_verdict(
+    package_dir: Path, shipped: dict[str, Path], verdict: set[str], report: CheckReport,
+    plantuml: bool,
+) -> None:
+    """Redrawn only when asked: it needs Java and Graphviz, which the offline check does not."""
+    names = ", ".join(f"{RESULTS_DIR}/{n}" for n in sorted(verdict))
+    if not plantuml:
         report.lines.append(
-            f"tables: PlantUML's verdict ({', '.join(f'{RESULTS_DIR}/{n}' for n in verdict)}) is "
-            "not recomputed offline (drawing needs Java and Graphviz); only its hash, its "
-            "schema and the anchors hold it"
+            f"tables: PlantUML's verdict ({names}) is not recomputed offline (drawing needs Java "
+            "and Graphviz; --plantuml redraws it); only its hash, its schema and the anchors "
+            "hold it"
         )
+        return
+    with tempfile.TemporaryDirectory(prefix="dmbench-check-validity-") as tmp:
+        written = write_validity(validity_table(package_dir), Path(tmp))
+        recomputed = {p.name: p.read_text("utf-8") for p in written}
+    wanted = verdict | set(recomputed)
+    equal, cells = _compare_files(shipped, recomputed, wanted, report)
+    report.lines.append(
+        f"tables: PlantUML's verdict redrawn (PlantUML {PLANTUML_VERSION}, {LAYOUT} layout): "
+        f"{equal} of {len(wanted)} files equal ({cells} CSV cells compared)"
+    )
 
 
-def check(path: Path, sha256: str | None = None, md5: str | None = None) -> CheckReport:
+def check(
+    path: Path, sha256: str | None = None, md5: str | None = None, plantuml: bool = False
+) -> CheckReport:
     """Check the package folder or zip at ``path`` (anchored on ``sha256``/``md5`` and a
-    ``SHA256SUMS`` beside a zip); see the module."""
+    ``SHA256SUMS`` beside a zip); see the module. ``plantuml`` also redraws PlantUML's verdict
+    (Java and Graphviz needed)."""
     started = time.perf_counter()
     path = Path(path)
     report = CheckReport(str(path))
@@ -342,7 +375,7 @@ def check(path: Path, sha256: str | None = None, md5: str | None = None) -> Chec
         raise PackageError(f"{path}: no such package folder or zip")
     _anchor(path, report, sha256, md5)
     try:
-        _check_opened(path, report)
+        _check_opened(path, report, plantuml)
     except PackageError as exc:
         if path.is_dir() or not report.differences:
             raise
@@ -351,7 +384,7 @@ def check(path: Path, sha256: str | None = None, md5: str | None = None) -> Chec
     return report
 
 
-def _check_opened(path: Path, report: CheckReport) -> None:
+def _check_opened(path: Path, report: CheckReport, plantuml: bool) -> None:
     with opened_package(path) as package_dir:
         settle_interrupted_swap(package_dir)
         if not (package_dir / DESCRIPTOR).is_file():
@@ -377,7 +410,7 @@ def _check_opened(path: Path, report: CheckReport) -> None:
         except DmbenchError as exc:
             report.differences.append(Difference("scores", exc.one_line()))
         try:
-            _tables(package_dir, report)
+            _tables(package_dir, report, plantuml)
         except DmbenchError as exc:
             report.differences.append(Difference("tables", exc.one_line()))
         if not path.is_dir():  # name paths inside the package, not the extraction folder
