@@ -50,6 +50,19 @@ def standard_scored_package() -> Path:
     return package
 
 
+@functools.cache
+def deposit_ready_package() -> Path:
+    """A copy of the standard-scored package with PlantUML's verdict in ``results/`` as the
+    main job writes it (a deposit ships it, so it refuses a package without it)."""
+    from dmbench.tables.validity import validity_table, write_validity
+
+    target = Path(tempfile.mkdtemp(prefix="dmbench-results-deposit-"))
+    atexit.register(shutil.rmtree, target, True)
+    package = shutil.copytree(standard_scored_package(), target / "package")
+    write_validity(validity_table(package), package / "results")
+    return package
+
+
 def copy_package(target: Path) -> Path:
     shutil.copytree(built_package(), target)
     return target

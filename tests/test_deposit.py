@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from conftest import ROOT
-from results_support import standard_scored_package
+from results_support import deposit_ready_package
 
 from dmbench._version import __version__
 from dmbench.cli import main
@@ -30,7 +30,6 @@ from dmbench.package.archive import Member, extract_zip, zip_bytes
 from dmbench.package.metadata import read_citation, rendered_files
 from dmbench.release.deposit import CODE_ZIP, METADATA_FILE, PACKAGE_ZIP, SUMS_FILE, build_deposit
 from dmbench.report.outdir import MARKER
-from dmbench.tables.validity import validity_table, write_validity
 
 
 def _sha256(path: Path) -> str:
@@ -53,8 +52,7 @@ def package(tmp_path_factory) -> Path:
     """The scored package with results/validity.* and a report/ as the main job leaves them
     (the verdict drawn for real, the report a stand-in page)."""
     package = tmp_path_factory.mktemp("package") / "package"
-    shutil.copytree(standard_scored_package(), package)
-    write_validity(validity_table(package), package / "results")
+    shutil.copytree(deposit_ready_package(), package)
     (package / "report").mkdir()
     (package / "report" / "index.html").write_text("<!doctype html><title>dmbench</title>\n")
     (package / "report" / ".dmbench-output").write_text("")  # the report's marker stays home
@@ -543,3 +541,18 @@ def test_a_killed_deposit_leaves_the_old_or_the_new_folder_and_no_staging(
     build_deposit(package, out, draft=True, repo=ROOT)
     assert _contents(out) == _contents(deposit)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["deposit"]
+
+
+@pytest.mark.needs_shared
+def test_a_package_without_plantumls_verdict_is_refused_with_the_fix(package, tmp_path):
+    bare = shutil.copytree(package, tmp_path / "package")
+    (bare / "results" / "validity.json").unlink()
+    result = CliRunner().invoke(
+        main,
+        ["deposit", "--out", str(tmp_path / "out"), "--draft", "--repo", str(ROOT),
+         "--package", str(bare)],
+    )
+    assert result.exit_code == 1
+    assert "no validity.json (PlantUML's verdict, which the deposit ships)" in result.output
+    assert f"`dmbench validity --out {bare / 'results'}` writes them" in result.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["package"]  # no deposit, no staging

@@ -11,12 +11,13 @@ import pytest
 from click.testing import CliRunner
 from conftest import ROOT
 from fake_zenodo import TOKEN, FakeZenodo
-from results_support import standard_scored_package
+from results_support import deposit_ready_package
 
 from dmbench.cli import main
 from dmbench.cli.commands_deposit import API_URL_ENV
 from dmbench.package.zenodo import TOKEN_ENV, ZenodoClient, ZenodoError
 from dmbench.release.deposit import METADATA_FILE, PACKAGE_ZIP
+from dmbench.report.outdir import MARKER
 
 
 @pytest.fixture
@@ -135,7 +136,7 @@ class TestCommand:
         result = CliRunner().invoke(
             main,
             ["deposit", "--upload", "--draft", "--out", str(out), "--repo", str(ROOT),
-             "--package", str(standard_scored_package())],
+             "--package", str(deposit_ready_package())],
         )
         assert result.exit_code == 0, result.output
         (draft,) = zenodo.depositions.values()
@@ -145,7 +146,8 @@ class TestCommand:
         assert descriptor["id"] == f"https://doi.org/{reserved}"
         assert json.loads((out / METADATA_FILE).read_text())["metadata"]["doi"] == reserved
         assert draft.metadata["doi"] == reserved and draft.metadata["upload_type"] == "dataset"
-        assert draft.files == {p.name: p.read_bytes() for p in out.iterdir()}
+        shipped = [p for p in out.iterdir() if p.name != MARKER]  # the marker stays home
+        assert draft.files == {p.name: p.read_bytes() for p in shipped}
         assert len(draft.files) == 4
         methods = [(m, p.split("/")[2]) for m, p in zenodo.requests]
         assert methods == [("POST", "deposit"), ("PUT", "deposit"), *[("PUT", "files")] * 4]
