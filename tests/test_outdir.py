@@ -72,6 +72,17 @@ def test_a_swap_replaces_the_folder_and_marks_it(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
 
 
+def test_the_current_folder_can_be_the_target(tmp_path: Path, monkeypatch) -> None:
+    out = tmp_path / "deposit"
+    out.mkdir()
+    monkeypatch.chdir(out)
+    staging = staging_for(Path("."))
+    (staging / "SHA256SUMS").write_text("", "utf-8")
+    swap_in(staging, Path("."), "marker\n")
+    assert sorted(p.name for p in out.iterdir()) == [MARKER, "SHA256SUMS"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["deposit"]
+
+
 def test_the_swapped_in_folder_has_the_umasks_mode_not_mkdtemps(tmp_path: Path) -> None:
     """A deposit or report folder others read must not come out private (0700)."""
     previous = os.umask(0o022)

@@ -19,6 +19,7 @@ for it, builds with that DOI, uploads and checks every file; a person publishes 
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import time
@@ -355,7 +356,7 @@ def build_deposit(
     tree = committed_tree(repo, "")
     errata = next((m.data.decode("utf-8") for m in tree if m.name == ERRATA_PATH), "")
     release = Release(citation, state.commit, epoch, errata)
-    out_dir = Path(out_dir)
+    out_dir = Path(os.path.abspath(out_dir))  # `--out .` is swapped away from under the cwd
     refuse_foreign(out_dir, package_dir, "deposit", own_files=DEPOSIT_FILES)
     staging = staging_for(out_dir)
     try:

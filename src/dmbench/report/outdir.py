@@ -70,7 +70,7 @@ def _ours(out: Path, own_files: tuple[str, ...]) -> bool:
 
 def staging_for(out_dir: Path) -> Path:
     """A fresh staging folder beside ``out_dir`` (after finishing any interrupted swap)."""
-    out_dir = Path(out_dir)
+    out_dir = _absolute(out_dir)
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     finish_interrupted(out_dir)
     staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}-staging-", dir=out_dir.parent))
@@ -83,6 +83,7 @@ def staging_for(out_dir: Path) -> Path:
 def swap_in(staging: Path, out_dir: Path, marker_text: str) -> None:
     """Mark ``staging`` and put it in place of ``out_dir``; the old one is deleted last."""
     (staging / MARKER).write_text(marker_text, "utf-8")
+    out_dir = _absolute(out_dir)
     old = out_dir.with_name(f".{out_dir.name}-old")
     if out_dir.exists():
         os.replace(out_dir, old)
@@ -92,7 +93,7 @@ def swap_in(staging: Path, out_dir: Path, marker_text: str) -> None:
 
 def finish_interrupted(out_dir: Path) -> None:
     """Undo what a killed swap left: the old folder back if no new one is in, staging gone."""
-    out_dir = Path(out_dir)
+    out_dir = _absolute(out_dir)
     old = out_dir.with_name(f".{out_dir.name}-old")
     if old.is_dir():
         if out_dir.exists():
@@ -101,6 +102,11 @@ def finish_interrupted(out_dir: Path) -> None:
             os.replace(old, out_dir)
     for staging in out_dir.parent.glob(f".{out_dir.name}-staging-*"):
         shutil.rmtree(staging, ignore_errors=True)
+
+
+def _absolute(out_dir: Path) -> Path:
+    """``out_dir`` with a name to put beside it, also when given as ``.`` or ``..``."""
+    return Path(os.path.abspath(out_dir))
 
 
 def write_drawings(batch: RenderBatch, out_dir: Path, package_dir: Path) -> int:
