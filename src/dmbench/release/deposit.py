@@ -177,7 +177,8 @@ VALIDITY_TITLE = "PlantUML's verdict on the canonical outputs and the references
 
 def _validity_resource(package_dir: Path, staging: Path) -> ResourceSpec:
     """PlantUML's verdict as the main job wrote it into the package's ``results/``. Drawing
-    needs Java and Graphviz, so the deposit ships it as made and ``check`` checks its hash."""
+    needs Java and Graphviz, so the deposit ships it as made and ``check`` checks its hash
+    (redrawing it only with ``--plantuml``)."""
     source = package_dir / RESULTS_DIR
     missing = [n for n in VALIDITY_FILES if (source / n).is_symlink() or not (source / n).is_file()]
     if missing:
@@ -204,8 +205,8 @@ def _validity_resource(package_dir: Path, staging: Path) -> ResourceSpec:
         "One row per canonical series and dataset (`dmbench validity`; the references' counts "
         "are in validity.json): outputs PlantUML rejects, draws after a repair or cannot draw, "
         "and those the upstream validator and the standard reading reject. Shipped as the main "
-        "job drew it; `dmbench check` checks its hash but does not recompute it (PlantUML "
-        "needs Java).",
+        "job drew it; `dmbench check` checks its hash but does not recompute it unless asked "
+        "(`--plantuml`: PlantUML needs Java and Graphviz).",
     )
 
 
