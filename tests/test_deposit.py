@@ -485,33 +485,34 @@ def test_the_pins_are_the_reference_copy() -> None:
     assert {rel: _sha256(SHARED / "nltk_data" / rel) for rel in NLTK_PINS} == dict(NLTK_PINS)
 
 
+_KILLED_DEPOSIT = """
+import os, signal, sys
+from pathlib import Path
+from dmbench.release import deposit
+package, out, repo, at = sys.argv[1:]
+def die(*_args, **_kwargs):
+    os.kill(os.getpid(), signal.SIGKILL)
+if at == "staging":
+    deposit.stage_package = die
+else:
+    rename = os.replace
+    def replace(source, target):
+        if Path(source).name.startswith(f".{Path(out).name}-staging-"):
+            die()
+        rename(source, target)
+    os.replace = replace
+deposit.build_deposit(Path(package), Path(out), draft=True, repo=Path(repo))
+"""
+
+
 def _killed_deposit(package: Path, out: Path, at: str) -> None:
-    """Run the deposit in a forked child that SIGKILLs itself ``at`` a point: while it stages
+    """Run the deposit in a child process that SIGKILLs itself ``at`` a point: while it stages
     the package, or between the swap's two renames (the old folder aside, the new not in)."""
-    pid = os.fork()
-    if pid == 0:
-        try:
-            from dmbench.release import deposit as module
-
-            def die(*_args, **_kwargs):
-                os.kill(os.getpid(), signal.SIGKILL)
-
-            if at == "staging":
-                module.stage_package = die
-            else:
-                rename = os.replace
-
-                def replace(source, target):
-                    if Path(source).name.startswith(f".{out.name}-staging-"):
-                        die()
-                    rename(source, target)
-
-                os.replace = replace
-            build_deposit(package, out, draft=True, repo=ROOT)
-        finally:
-            os._exit(3)
-    _, status = os.waitpid(pid, 0)
-    assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL, status
+    result = subprocess.run(
+        [sys.executable, "-c", _KILLED_DEPOSIT, str(package), str(out), str(ROOT), at],
+        capture_output=True, text=True, timeout=900,
+    )
+    assert result.returncode == -signal.SIGKILL, result.stderr[-2000:]
 
 
 def _contents(folder: Path) -> dict[str, str]:
