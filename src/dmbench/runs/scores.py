@@ -6,7 +6,6 @@ both are kept so that ``dmbench verify`` can compare them and a reader can see w
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Container, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -14,15 +13,9 @@ from typing import Any
 
 from dmbench.core import atomic
 from dmbench.core.inputs import dataclass_from_json
-from dmbench.errors import PackageError
-from dmbench.runs.jsonl import json_line, read_rows
+from dmbench.runs.jsonl import json_line, read_rows_once, remember_rows
 
 SCORES_FILE = "scores.jsonl"
-
-#: Parsed score files by the sha256 of their bytes. The main job reads every run's scores in
-#: several stages (tables, refresh, errata, report): checking each row's JSON types is what
-#: costs, and the same bytes always give the same rows, so each file content is parsed once.
-_parsed: dict[str, tuple[ScoreRow, ...]] = {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,27 +42,18 @@ class ScoreRow:
 
 def read_scores(run_dir: Path, record_ids: Container[str] | None = None) -> list[ScoreRow]:
     """The run's score rows; with ``record_ids``, a row of any other record is an error."""
-    path = Path(run_dir) / SCORES_FILE
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        return []
-    digest = hashlib.sha256(data).hexdigest()
-    rows = _parsed.get(digest)
-    if rows is None:
-        rows = tuple(
-            read_rows(
-                path, lambda data: dataclass_from_json(ScoreRow, data), "score", key=lambda r: r.key
-            )
-        )
-        _parsed[digest] = rows
-    if record_ids is not None:
-        check = unknown_record(record_ids)
-        for number, row in enumerate(rows, start=1):
-            problem = check(row)
-            if problem:
-                raise PackageError(f"{path}, line {number}: {problem}")
-    return list(rows)
+    return read_rows_once(
+        Path(run_dir) / SCORES_FILE, _score_row, "score", key=_row_key,
+        check=None if record_ids is None else unknown_record(record_ids),
+    )  # fmt: skip
+
+
+def _score_row(data: Any) -> ScoreRow:
+    return dataclass_from_json(ScoreRow, data)
+
+
+def _row_key(row: ScoreRow) -> tuple[str, str, str, str]:
+    return row.key
 
 
 def unknown_record(record_ids: Container[str]) -> Callable[[Any], str | None]:
@@ -86,8 +70,9 @@ def unknown_record(record_ids: Container[str]) -> Callable[[Any], str | None]:
 
 def write_scores(run_dir: Path, rows: list[ScoreRow]) -> None:
     text = "".join(json_line(asdict(r)) for r in rows)
-    atomic.write_text(Path(run_dir) / SCORES_FILE, text)
-    _parsed[hashlib.sha256(text.encode("utf-8")).hexdigest()] = tuple(rows)
+    path = Path(run_dir) / SCORES_FILE
+    atomic.write_text(path, text)
+    remember_rows(path, _score_row, text, rows)
 
 
 def replace_scores(run_dir: Path, rows: Sequence[ScoreRow]) -> None:
