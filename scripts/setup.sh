@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Create .venv (if needed) and install dmbench with everything its tests need.
+# Create .venv (if needed) and install dmbench with everything its tests need, at the versions
+# they were tested with (constraints.txt; regenerate it with
+# `.venv/bin/python -m pip freeze --exclude-editable > constraints.txt` after a dependency change).
 # System packages, each installed with apt-get only when missing (as root; otherwise a one-line
 # hint): python3-venv, a Java runtime and Graphviz (PlantUML draws the report's diagrams with dot), Chromium (the
 # report's browser tests) and wordnet-base (the WordNet licence `dmbench deposit` ships).
@@ -23,4 +25,4 @@ command -v chromium >/dev/null || apt_install chromium
 command -v dot >/dev/null || apt_install graphviz
 [ -f /usr/share/doc/wordnet-base/copyright ] || apt_install wordnet-base
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
-.venv/bin/python -m pip install --quiet --disable-pip-version-check -e ".[test]"
+.venv/bin/python -m pip install --quiet --disable-pip-version-check -c constraints.txt -e ".[test]"

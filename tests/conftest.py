@@ -7,9 +7,13 @@ or, in a module that reads it on import, call :func:`require_shared` first.
 
 from __future__ import annotations
 
+import atexit
 import json
+import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -66,6 +70,12 @@ def require_shared() -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    # One render cache for the session: the many package copies hold the same diagrams, and a
+    # cold render of them all is a minute of PlantUML.
+    if "DMBENCH_RENDER_CACHE" not in os.environ:
+        cache = tempfile.mkdtemp(prefix="dmbench-render-")
+        atexit.register(shutil.rmtree, cache, True)
+        os.environ["DMBENCH_RENDER_CACHE"] = cache
     config.addinivalue_line(
         "markers", "needs_shared: the test reads ../shared; skipped when it is absent"
     )

@@ -7,6 +7,8 @@ import json
 import subprocess
 import sys
 import textwrap
+import warnings
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -16,7 +18,9 @@ from test_package import _generated_run, _output_line, _tree_digest, built, pack
 
 from dmbench.cli import main
 from dmbench.errors import PackageError
+from dmbench.package import archive as archive_module
 from dmbench.package import validate_package
+from dmbench.package.archive import extract_zip
 from dmbench.package.build import build
 
 __all__ = ["built", "package_copy"]  # fixtures shared with test_package
@@ -63,6 +67,8 @@ def replace(src, dst):
     if dst.name.startswith(sys.argv[3]) and into.startswith(sys.argv[4]):
         os.kill(os.getpid(), signal.SIGKILL)
 os.replace = replace
+from dmbench.package import archive as archive_module
+from dmbench.package.archive import extract_zip
 from dmbench.package.build import build
 build(Path(sys.argv[1]), Path(sys.argv[2]))
 """
@@ -291,3 +297,114 @@ def test_an_interrupted_rollback_is_finished_by_the_next_command(
     result = CliRunner().invoke(main, ["tables", "--package", str(package_copy), "--format", "json"])
     assert not list(package_copy.glob(".dmbench-*-*")), result.output
     assert _tree_digest(package_copy) == before
+
+
+def _descriptor(package: Path) -> dict:
+    return json.loads((package / "datapackage.json").read_text("utf-8"))
+
+
+def _set_descriptor(package: Path, descriptor: dict) -> None:
+    (package / "datapackage.json").write_text(json.dumps(descriptor), encoding="utf-8")
+
+
+def _errors(package: Path) -> list[str]:
+    return [f"[{i.type}] {i.location}: {i.message}" for i in validate_package(package).issues]
+
+
+class TestPackageSurface:
+    """Issue 24, item 3: what a hostile package or zip cannot make validate, build or check do."""
+
+    def test_a_symlink_in_data_fails_validate(self, package_copy: Path) -> None:
+        (package_copy / "data" / "passwd.csv").symlink_to("/etc/passwd")
+        assert "[symlink] data/passwd.csv: a link in a package is refused; replace it by the file" in (
+            _errors(package_copy)
+        )
+
+    def test_a_symlink_among_the_package_folders_is_refused_by_build(
+        self, package_copy: Path, upstream_dir: Path
+    ) -> None:
+        (package_copy / "licenses" / "extra.LICENSE").symlink_to("/etc/passwd")
+        with pytest.raises(PackageError, match="extra.LICENSE: a link inside the package is refused"):
+            build(package_copy, upstream_dir)
+        assert (package_copy / "licenses" / "extra.LICENSE").is_symlink()
+
+    def test_an_unlisted_file_in_data_fails_validate(self, package_copy: Path) -> None:
+        (package_copy / "data" / "extra.csv").write_text("a\n1\n")
+        (package_copy / "data" / ".hidden").write_text("x")
+        errors = _errors(package_copy)
+        assert any(e.startswith("[file-unlisted] data/extra.csv") for e in errors)
+        assert any(e.startswith("[file-unlisted] data/.hidden") for e in errors)
+
+    @pytest.mark.parametrize("key", ["schema", "dialect"])
+    def test_a_remote_schema_or_dialect_is_refused_unfetched(self, package_copy, key) -> None:
+        descriptor = _descriptor(package_copy)
+        descriptor["resources"][0][key] = "http://127.0.0.1:9/evil.json"
+        _set_descriptor(package_copy, descriptor)
+        errors = _errors(package_copy)
+        assert (
+            f"[descriptor] datapackage.json, resource 0: {key} 'http://127.0.0.1:9/evil.json' is "
+            "not a file inside the package"
+        ) in errors
+        assert not any(e.startswith("[frictionless") for e in errors)
+
+    def test_a_resource_path_that_is_a_list_is_one_line(self, package_copy: Path) -> None:
+        descriptor = _descriptor(package_copy)
+        descriptor["resources"][0]["path"] = ["data/records.csv", "data/records.csv"]
+        _set_descriptor(package_copy, descriptor)
+        result = CliRunner().invoke(main, ["validate", str(package_copy)])
+        assert result.exit_code == 1 and "Traceback" not in result.output
+        assert "path is a list; each dmbench resource is one file" in result.output
+
+
+def _zip_with(tmp_path: Path, *members: tuple[str, bytes]) -> Path:
+    archive = tmp_path / "p.zip"
+    with zipfile.ZipFile(archive, "w") as handle:
+        for name, data in members:
+            handle.writestr(name, data)
+    return archive
+
+
+class TestZipMembers:
+    def test_two_members_of_one_name_are_refused(self, tmp_path: Path) -> None:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # zipfile warns of the duplicate it writes
+            archive = _zip_with(tmp_path, ("a.txt", b"one"), ("a.txt", b"two"))
+        with pytest.raises(PackageError, match="two members are named 'a.txt'"):
+            extract_zip(archive, tmp_path / "out")
+
+    def test_an_encrypted_member_is_refused(self, tmp_path: Path) -> None:
+        archive = _zip_with(tmp_path, ("a.txt", b"x"))
+        _patch_headers(archive, flag=0x1)
+        with pytest.raises(PackageError, match="member 'a.txt' is encrypted"):
+            extract_zip(archive, tmp_path / "out")
+
+    def test_an_unknown_compression_is_one_line(self, tmp_path: Path) -> None:
+        archive = _zip_with(tmp_path, ("a.txt", b"x"))
+        _patch_headers(archive, method=99)
+        result = CliRunner().invoke(main, ["validate", str(archive)])
+        assert result.exit_code == 1 and "Traceback" not in result.output
+        assert "uses compression method 99; only stored and deflated are read" in result.output
+
+    def test_too_many_members_are_refused_before_reading(self, tmp_path, monkeypatch) -> None:
+        monkeypatch.setattr(archive_module, "MAX_MEMBERS", 2)
+        archive = _zip_with(tmp_path, ("a", b""), ("b", b""), ("c", b""))
+        with pytest.raises(PackageError, match="3 members, more than the 2 read"):
+            extract_zip(archive, tmp_path / "out")
+
+    def test_a_zip_without_a_descriptor_names_what_check_takes(self, tmp_path: Path) -> None:
+        archive = _zip_with(tmp_path, ("a.txt", b"x"))
+        result = CliRunner().invoke(main, ["check", str(archive)])
+        assert result.exit_code == 1
+        assert "no datapackage.json at the root of the zip" in result.output
+
+
+def _patch_headers(archive: Path, flag: int = 0, method: int | None = None) -> None:
+    """Set a general-purpose flag or the compression method in the local and central headers,
+    as an archiver that encrypts or uses another method would write them."""
+    data = bytearray(archive.read_bytes())
+    for signature, flag_at, method_at in ((b"PK\x03\x04", 6, 8), (b"PK\x01\x02", 8, 10)):
+        start = data.find(signature)
+        data[start + flag_at] |= flag
+        if method is not None:
+            data[start + method_at : start + method_at + 2] = method.to_bytes(2, "little")
+    archive.write_bytes(bytes(data))

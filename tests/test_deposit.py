@@ -24,8 +24,9 @@ from results_support import standard_scored_package
 
 from dmbench._version import __version__
 from dmbench.cli import main
-from dmbench.errors import PackageError
+from dmbench.errors import MissingPrerequisiteError, PackageError
 from dmbench.package.archive import Member, extract_zip, zip_bytes
+from dmbench.package.metadata import read_citation, rendered_files
 from dmbench.release.deposit import CODE_ZIP, METADATA_FILE, PACKAGE_ZIP, SUMS_FILE, build_deposit
 
 
@@ -51,6 +52,7 @@ def package(tmp_path_factory) -> Path:
     shutil.copytree(standard_scored_package(), package)
     (package / "report").mkdir()
     (package / "report" / "index.html").write_text("<!doctype html><title>dmbench</title>\n")
+    (package / "report" / ".dmbench-output").write_text("")  # the report's marker stays home
     return package
 
 
@@ -121,6 +123,7 @@ class TestDeposit:
         assert "WordNet-3.0" in {licence["name"] for licence in descriptor["licenses"]}
         assert "results/table2.md,result," in files
         assert "report/index.html,report," in files
+        assert not any(name.rsplit("/", 1)[-1].startswith(".") for name in names)
 
     def test_code_zip_is_the_committed_tree(self, deposit: Path) -> None:
         committed = subprocess.run(
@@ -144,6 +147,7 @@ def test_downloader_checks_the_deposit_offline_and_a_forged_cell_fails(deposit, 
     downloads.mkdir()
     (tmp_path / "home").mkdir()
     package = shutil.copy(deposit / PACKAGE_ZIP, downloads)
+    shutil.copy(deposit / SUMS_FILE, downloads)
     extract_zip(deposit / CODE_ZIP, downloads)
     code = downloads / f"dmbench-{__version__}"
     env = {
@@ -164,6 +168,7 @@ def test_downloader_checks_the_deposit_offline_and_a_forged_cell_fails(deposit, 
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "NLTK data: nltk_data/ of the package" in result.stdout
+    assert f"anchor: {PACKAGE_ZIP} has the sha256 SHA256SUMS beside the zip gives" in result.stdout
     assert "3337 of 3339 values reproduced" in result.stdout
     assert "1 explained exception" in result.stdout
     assert re.search(r"tables: (\d+) of \1 files in results/ equal", result.stdout)
@@ -178,6 +183,7 @@ def test_downloader_checks_the_deposit_offline_and_a_forged_cell_fails(deposit, 
         "metric=metrik-4), column class_median: shipped 1.746, recomputed 0.746"
     ) in failed.output
     assert "hash-count] results/table2.csv" in failed.output
+    assert "DIFF [anchor] SHA256SUMS beside the zip does not list forged.zip" in failed.output
     assert "verdict: FAILED" in failed.output
 
 
@@ -246,4 +252,186 @@ def test_results_schemas_are_typed_from_the_tables_code(deposit: Path) -> None:
 def test_readme_gives_the_downloader_two_commands() -> None:
     section = (ROOT / "README.md").read_text().split("## From the Zenodo deposit", 1)[1]
     block = section.split("```", 2)[1].strip().splitlines()
-    assert block == [f"pip install {CODE_ZIP}", f"dmbench check {PACKAGE_ZIP}"]
+    code = f"dmbench-{__version__}"
+    assert block == [
+        f"unzip -q {CODE_ZIP} && pip install -c {code}/constraints.txt ./{code}",
+        f"dmbench check {PACKAGE_ZIP}",
+    ]
+
+
+def _member(zip_path: Path, name: str) -> str:
+    with zipfile.ZipFile(zip_path) as archive:
+        return archive.read(name).decode("utf-8")
+
+
+@pytest.mark.needs_shared
+class TestSelfExplaining:
+    def test_package_zip_has_readme_citation_errata_and_croissant(self, deposit: Path) -> None:
+        """A downloader who unzips it learns what it is, how to check and cite it."""
+        readme = _member(deposit / PACKAGE_ZIP, "README.md")
+        assert f"dmbench check {PACKAGE_ZIP}" in readme and "Python 3.11 to 3.13" in readme
+        assert "8 of 13 claims hold under compat" in readme  # the errata's first finding
+        commit = subprocess.run(
+            ["git", "-C", ROOT, "rev-parse", "HEAD"], capture_output=True, text=True, check=True
+        ).stdout.strip()
+        assert f"built from commit `{commit}`" in readme
+        committed_errata = subprocess.run(
+            ["git", "-C", ROOT, "show", "HEAD:docs/errata.md"], capture_output=True, text=True,
+            check=True,
+        ).stdout
+        assert _member(deposit / PACKAGE_ZIP, "errata.md") == committed_errata
+        assert 'doi: "10.5281/zenodo.PLACEHOLDER"' in _member(deposit / PACKAGE_ZIP, "CITATION.cff")
+        descriptor = json.loads(_member(deposit / PACKAGE_ZIP, "datapackage.json"))
+        assert descriptor["dmbench_build"] == {"dmbench_version": __version__, "commit": commit}
+        files = _member(deposit / PACKAGE_ZIP, "data/files.csv")
+        for name in ("README.md", "CITATION.cff", "errata.md", "croissant.json"):
+            assert f"\n{name},about," in files
+
+    def test_croissant_validates_and_its_records_load_offline(self, deposit, tmp_path) -> None:
+        """mlcroissant's own validator, then its loader reading the zip's local CSVs."""
+        with zipfile.ZipFile(deposit / PACKAGE_ZIP) as archive:
+            archive.extractall(tmp_path)
+        checker = Path(sys.executable).with_name("mlcroissant")
+        result = subprocess.run(
+            [checker, "validate", "--jsonld", tmp_path / "croissant.json"],
+            capture_output=True, text=True, timeout=300,
+        )
+        assert result.returncode == 0, result.stdout + result.stderr
+        import mlcroissant
+
+        dataset = mlcroissant.Dataset(jsonld=tmp_path / "croissant.json")
+        ids = [r["records/record_id"].decode() for r in dataset.records(record_set="records")]
+        assert len(ids) == 53 and ids[0] == "ds1-AirTravel"
+        runs = list(dataset.records(record_set="runs"))
+        models = {r["runs/model"].decode() for r in runs if r["runs/model"]}  # rule_based: none
+        assert models == {"glm-5.1:cloud", "kimi-k2.6:cloud", "minimax-m3:cloud"}
+
+    def test_descriptions_count_what_the_package_holds(self, deposit: Path) -> None:
+        metadata = json.loads((deposit / METADATA_FILE).read_text())["metadata"]
+        descriptor = json.loads(_member(deposit / PACKAGE_ZIP, "datapackage.json"))
+        for text in (metadata["description"], descriptor["description"]):
+            assert "three LLMs (glm-5.1:cloud, kimi-k2.6:cloud and minimax-m3:cloud)" in text
+            assert "42 runs" in text and "six metrics" in text and "two LLMs" not in text
+
+
+@pytest.mark.needs_shared
+def test_the_doi_reaches_every_metadata_file_of_both_zips(package, tmp_path) -> None:
+    doi = "10.5281/zenodo.1234567"
+    build_deposit(package, tmp_path, doi, draft=True, repo=ROOT)
+    code = f"dmbench-{__version__}/"
+    assert f'doi: "{doi}"' in _member(tmp_path / CODE_ZIP, code + "CITATION.cff")
+    codemeta = json.loads(_member(tmp_path / CODE_ZIP, code + "codemeta.json"))
+    assert codemeta["identifier"] == f"https://doi.org/{doi}"
+    with zipfile.ZipFile(tmp_path / CODE_ZIP) as archive:  # as `dmbench metadata` renders them
+        archive.extractall(tmp_path / "code")
+    for name, text in rendered_files(read_citation(tmp_path / "code" / code)).items():
+        assert (tmp_path / "code" / code / name).read_text("utf-8") == text, name
+    assert f'doi: "{doi}"' in _member(tmp_path / PACKAGE_ZIP, "CITATION.cff")
+    assert json.loads(_member(tmp_path / PACKAGE_ZIP, "datapackage.json"))["id"].endswith(doi)
+    assert json.loads(_member(tmp_path / PACKAGE_ZIP, "croissant.json"))["citeAs"].endswith(doi)
+    assert f"https://doi.org/{doi}" in _member(tmp_path / PACKAGE_ZIP, "README.md")
+    assert json.loads((tmp_path / METADATA_FILE).read_text())["metadata"]["doi"] == doi
+
+
+def _add_member(source: Path, target: Path, name: str, data: bytes) -> None:
+    with zipfile.ZipFile(source) as src, zipfile.ZipFile(target, "w") as out:
+        for info in src.infolist():
+            out.writestr(info, src.read(info))
+        out.writestr(name, data)
+
+
+@pytest.mark.needs_shared
+class TestAnchoredCheck:
+    def test_an_added_file_fails_on_sums_and_is_named(self, deposit, tmp_path) -> None:
+        shutil.copy(deposit / SUMS_FILE, tmp_path)
+        _add_member(deposit / PACKAGE_ZIP, tmp_path / PACKAGE_ZIP, "data/extra.csv", b"a,b\n")
+        result = CliRunner().invoke(main, ["check", str(tmp_path / PACKAGE_ZIP)])
+        assert result.exit_code == 1
+        assert "SHA256SUMS beside the zip gives" in result.output
+        assert "member 'data/extra.csv' is not listed in the package" in result.output
+        assert "verdict: FAILED (2 difference(s))" in result.output
+
+    def test_a_dot_file_fails_without_any_anchor(self, deposit, tmp_path) -> None:
+        _add_member(deposit / PACKAGE_ZIP, tmp_path / PACKAGE_ZIP, ".hidden", b"x")
+        result = CliRunner().invoke(main, ["check", str(tmp_path / PACKAGE_ZIP)])
+        assert result.exit_code == 1 and "'.hidden' is not listed" in result.output
+
+    def test_given_checksums_are_compared(self, deposit, tmp_path) -> None:
+        package = Path(shutil.copy(deposit / PACKAGE_ZIP, tmp_path))
+        wrong = "0" * 64
+        result = CliRunner().invoke(main, ["check", str(package), "--sha256", wrong])
+        assert result.exit_code == 1
+        assert f"--sha256 gives {wrong}" in result.output
+        bad = CliRunner().invoke(main, ["check", str(package), "--md5", "xyz"])
+        assert bad.exit_code == 1 and "is not a md5 in hex" in bad.output
+
+    def test_a_member_larger_than_declared_is_refused_unread(self, deposit, tmp_path) -> None:
+        forged = tmp_path / PACKAGE_ZIP
+        with zipfile.ZipFile(deposit / PACKAGE_ZIP) as src, zipfile.ZipFile(forged, "w") as out:
+            for info in src.infolist():
+                data = src.read(info)
+                out.writestr(info, data + b"\0" * (1 << 24) if info.filename == "errata.md" else data)
+        result = CliRunner().invoke(main, ["validate", str(forged)])
+        assert result.exit_code == 1
+        assert "member 'errata.md' is" in result.output and "the package declares" in result.output
+
+    def test_validate_reads_the_zip_as_check_does(self, deposit: Path) -> None:
+        result = CliRunner().invoke(main, ["validate", str(deposit / PACKAGE_ZIP)])
+        assert result.exit_code == 0, result.output
+        assert f"{deposit / PACKAGE_ZIP}: valid" in result.output
+        assert "dmbench-package-" not in result.output  # never the extraction folder
+
+
+@pytest.mark.needs_shared
+@pytest.mark.needs_nltk
+def test_a_wordnet_file_with_one_changed_byte_fails_deposit(package, tmp_path, monkeypatch):
+    from conftest import SHARED
+
+    nltk_dir = tmp_path / "nltk_data"
+    shutil.copytree(SHARED / "nltk_data" / "corpora" / "wordnet", nltk_dir / "corpora" / "wordnet")
+    shutil.copytree(SHARED / "nltk_data" / "corpora" / "stopwords", nltk_dir / "corpora" / "stopwords")
+    shutil.copytree(SHARED / "nltk_data" / "taggers", nltk_dir / "taggers")
+    changed = nltk_dir / "corpora" / "wordnet" / "adv.exc"
+    data = bytearray(changed.read_bytes())
+    data[10] ^= 1
+    changed.chmod(0o644)
+    changed.write_bytes(bytes(data))
+    monkeypatch.setenv("NLTK_DATA", str(nltk_dir))
+    with pytest.raises(MissingPrerequisiteError, match=r"adv.exc: NLTK file corpora/wordnet/adv.exc"):
+        build_deposit(package, tmp_path / "out", draft=True, repo=ROOT)
+    assert not (tmp_path / "out" / PACKAGE_ZIP).exists()
+
+
+class TestPeople:
+    def test_a_release_with_no_named_person_is_refused_with_the_fix(self, repo, tmp_path):
+        (repo / "CITATION.cff").write_text('cff-version: 1.2.0\nauthors:\n  - name: "A group"\n')
+        subprocess.run(["git", "-C", repo, "add", "."], check=True)
+        subprocess.run(["git", "-C", repo, "commit", "-qm", "c"], check=True)
+        with pytest.raises(PackageError, match="names no person") as error:
+            build_deposit(tmp_path / "package", tmp_path / "out", "10.5281/zenodo.1", repo=repo)
+        assert "family-names" in error.value.hint and "--draft" in error.value.hint
+        assert not (tmp_path / "out").exists()
+
+
+def test_check_names_the_way_out_of_an_archive_that_is_not_a_zip(tmp_path) -> None:
+    (tmp_path / "x.zip").write_bytes(b"not a zip")
+    result = CliRunner().invoke(main, ["check", str(tmp_path / "x.zip")])
+    assert result.exit_code == 1 and "neither a package folder nor a zip file" in result.output
+
+
+def test_every_nltk_file_metrik4_opens_is_pinned() -> None:
+    from dmbench.metrics.nltk_data import READ_FILES, RESOURCES
+    from dmbench.metrics.nltk_pins import NLTK_PINS
+
+    opened = {f"{RESOURCES[package]}/{name}" for package, names in READ_FILES.items() for name in names}
+    assert set(NLTK_PINS) == opened
+
+
+@pytest.mark.needs_shared
+def test_the_pins_are_the_reference_copy() -> None:
+    """Regenerate from ../shared/nltk_data (sha256sum of each file) if NLTK's data changes."""
+    from conftest import SHARED
+
+    from dmbench.metrics.nltk_pins import NLTK_PINS
+
+    assert {rel: _sha256(SHARED / "nltk_data" / rel) for rel in NLTK_PINS} == dict(NLTK_PINS)

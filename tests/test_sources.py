@@ -148,3 +148,21 @@ def test_links_outside_the_pinned_files_are_skipped(upstream_dir, tmp_path) -> N
     extract_pinned(repo, _archive_with(upstream_dir, repo, link), tmp_path, "x.tar.gz")
     extracted = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file())
     assert extracted == sorted(pin.relpath for pin in repo.files)
+
+
+def test_the_main_jobs_failed_download_names_the_offline_way(tmp_path, monkeypatch) -> None:
+    """No sources beside the checkout and no archive server: the error says --sources."""
+    from functools import partial
+
+    from dmbench.core import paths
+    from dmbench.flows import reproduce
+    from dmbench.sources.fetch import fetch
+
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("DMBENCH_CACHE", str(cache))
+    monkeypatch.setattr(paths, "default_sources_dir", lambda root=None: cache)
+    with ArchiveServer({}) as server:
+        monkeypatch.setattr(reproduce, "fetch", partial(fetch, base_url=server.url))
+        with pytest.raises(SourceError, match="download failed") as error:
+            reproduce.ensure_prerequisites(None, tmp_path)
+    assert "--sources DIR or $DMBENCH_SOURCES" in error.value.hint

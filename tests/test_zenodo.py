@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import subprocess
 import zipfile
 
 import pytest
@@ -81,6 +82,9 @@ class TestClient:
 
 class TestCommand:
     def test_a_wrong_token_stops_at_the_first_call_with_one_line(self, zenodo, repo, tmp_path, monkeypatch):
+        (repo / "CITATION.cff").write_text('authors:\n  - family-names: "Lovelace"\n')
+        subprocess.run(["git", "-C", repo, "add", "."], check=True)
+        subprocess.run(["git", "-C", repo, "commit", "-qm", "an author"], check=True)
         monkeypatch.setenv(TOKEN_ENV, "wrong")
         monkeypatch.setenv(API_URL_ENV, zenodo.api)
         result = CliRunner().invoke(
@@ -93,6 +97,18 @@ class TestCommand:
             "The server could not verify that you are authorized to access the URL requested."
         ]
         assert not (tmp_path / "out").exists()
+
+    def test_a_release_naming_no_person_is_refused_before_any_request(
+        self, zenodo, repo, tmp_path, monkeypatch
+    ):
+        monkeypatch.setenv(TOKEN_ENV, TOKEN)
+        monkeypatch.setenv(API_URL_ENV, zenodo.api)
+        result = CliRunner().invoke(
+            main, ["deposit", "--upload", "--out", str(tmp_path / "out"), "--repo", str(repo),
+                   "--package", str(tmp_path)],
+        )
+        assert result.exit_code == 1 and "CITATION.cff names no person" in result.output
+        assert zenodo.requests == []
 
     def test_a_dirty_tree_is_refused_before_any_request(self, zenodo, repo, tmp_path, monkeypatch):
         monkeypatch.setenv(TOKEN_ENV, TOKEN)

@@ -150,6 +150,11 @@ class RenderError(DmbenchError):
     """PlantUML could not be run at all (not one diagram failing, which is that diagram's)."""
 
 
+class JvmFailedError(RenderError):
+    """One PlantUML process died or overran: a failure of the diagrams it held, found by
+    splitting the batch until the culprit is alone."""
+
+
 class OutDirRefusedError(DmbenchError):
     """A command was asked to replace a folder it did not create (the package, data, ...)."""
 

@@ -47,7 +47,8 @@ LAZY_COMMANDS = (
     LazyCommand(
         "leaderboard",
         "commands_judge",
-        "The judge leaderboard: mean S_final per (candidate, LLM) and judge, with its CI and bias.",
+        "The judge leaderboard: candidates ranked per judge by mean S_final, with CIs, paired "
+        "comparisons and warnings (position bias, flips, failures, self-preference, controls).",
     ),
     LazyCommand(
         "parse",
@@ -129,7 +130,7 @@ LAZY_COMMANDS = (
     LazyCommand(
         "check",
         "commands_deposit",
-        "Check a package folder or zip offline: validate, re-score, recompute Tables 1-3.",
+        "Check a package folder or zip offline: anchor, validate, re-score, recompute Tables 1-3.",
     ),
 )
 

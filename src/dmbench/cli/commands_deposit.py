@@ -17,7 +17,7 @@ from dmbench.api import (
     upload_deposit,
 )
 from dmbench.cli._options import elapsed, package_option
-from dmbench.core import paths
+from dmbench import core
 from dmbench.errors import MissingPrerequisiteError
 
 API_URL_ENV = "DMBENCH_ZENODO_API"
@@ -69,7 +69,7 @@ def deposit(
 ) -> None:
     """Build the Zenodo deposit reproducibly (and, with --upload, upload it as a draft)."""
     started = time.perf_counter()
-    package_dir = paths.package_dir(package_dir)
+    package_dir = core.package_dir(package_dir)
     if not upload:
         if sandbox or new_version_of is not None:
             raise click.UsageError("--sandbox and --new-version-of go with --upload")
@@ -107,9 +107,14 @@ def deposit(
 
 @click.command()
 @click.argument("path", type=click.Path(path_type=Path))
-def check(path: Path) -> None:
-    """Check a package folder or zip offline: validate, re-score, recompute Tables 1-3."""
-    report = check_package(path)
+@click.option("--sha256", default=None, metavar="HEX", help="The zip's sha256 as the record lists it.")
+@click.option("--md5", default=None, metavar="HEX", help="The zip's md5 as Zenodo lists it.")
+def check(path: Path, sha256: str | None, md5: str | None) -> None:
+    """Check a package folder or zip offline: anchor, validate, re-score, recompute Tables 1-3.
+
+    A zip is first compared with SHA256SUMS beside it and with --sha256/--md5 when given.
+    """
+    report = check_package(path, sha256, md5)
     click.echo(report.render())
     click.echo(f"check ({report.seconds:.1f} s)")
     if not report.ok:

@@ -13,7 +13,7 @@ import click
 import dmbench
 from dmbench.api import DATASET_CHOICES, Package
 from dmbench.cli._options import package_option
-from dmbench.core import paths
+from dmbench import core
 from dmbench.errors import OptionError
 
 SPECS = dmbench.candidates()
@@ -150,7 +150,7 @@ def generate(
     The generation options (--temperature ... --think) are for the LLM candidates; each one
     given becomes part of the run's settings, hence of its id.
     """
-    package = Package(paths.package_dir(package_dir))
+    package = Package(core.package_dir(package_dir))
     settings = dict(model=model, hosts=hosts, offline=offline, workers=workers, **generation)
     settings["truncate"] = False if no_truncate else None
     try:

@@ -8,7 +8,7 @@ import click
 
 from dmbench.api import Package
 from dmbench.cli._options import package_option
-from dmbench.core import paths
+from dmbench import core
 
 
 @click.command("import-inspect")
@@ -22,7 +22,7 @@ from dmbench.core import paths
 @package_option
 def import_inspect(logs: tuple[Path, ...], package_dir: Path | None) -> None:
     """Store the runs of `inspect eval dmbench/domain_modelling` logs (LOG...) in the package."""
-    for run in Package(paths.package_dir(package_dir)).import_inspect(logs):
+    for run in Package(core.package_dir(package_dir)).import_inspect(logs):
         state = "imported" if run.added else "already imported"
         click.echo(
             f"{run.run_id}: {state} from {run.log.name} "

@@ -21,7 +21,7 @@ from dmbench.api import (
 )
 from dmbench.cli._options import elapsed, package_option, sources_option
 from dmbench.cli.commands_generate import ProgressBar
-from dmbench.core import paths
+from dmbench import core
 from dmbench.errors import OptionError, PackageError
 
 
@@ -132,7 +132,7 @@ def judge(
               if given]  # fmt: skip
     if len(chosen) != 1:
         raise click.UsageError("give exactly one of --pairs, --runs, --canonical and --study")
-    package = Package(paths.package_dir(package_dir))
+    package = Package(core.package_dir(package_dir))
     settings = dict(
         hosts=hosts,
         options=JudgeOptions(
@@ -201,7 +201,7 @@ def leaderboard(judge_run_id: str | None, fmt: str, out: Path, package_dir: Path
     """The judge leaderboard: candidates ranked per judge by mean S_final, with CIs, paired
     comparisons and warnings (position bias, flips, failures, self-preference, controls)."""
     started = time.perf_counter()
-    board = Package(paths.package_dir(package_dir)).leaderboard(judge_run_id)
+    board = Package(core.package_dir(package_dir)).leaderboard(judge_run_id)
     if not board["rows"]:
         raise PackageError("no judge runs in the package; run `dmbench judge --runs ...` first")
     if fmt == "json":

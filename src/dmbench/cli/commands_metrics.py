@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from dmbench.cli._metric_option import metric_option
-from dmbench.core import inputs
+from dmbench import core
 from dmbench.metrics import (
     SCORE_NAMES,
     download_nltk_data,
@@ -25,7 +25,7 @@ from dmbench.plantuml import CR_ONLY_LINE_ENDINGS, cr_only_line_endings
 @click.option("--explain", "show_all", is_flag=True, help="Also print every intermediate.")
 def score_pair(reference: Path, generated: Path, metric: str, show_all: bool) -> None:
     """Score GENERATED against REFERENCE (two PlantUML files) and print the scores as JSON."""
-    texts = {path: inputs.read_text(path) for path in (reference, generated)}
+    texts = {path: core.read_text(path) for path in (reference, generated)}
     for path, text in texts.items():
         if cr_only_line_endings(text):
             click.echo(f"warning: {path}: {CR_ONLY_LINE_ENDINGS} (read as one line)", err=True)
@@ -53,7 +53,7 @@ def score_pair(reference: Path, generated: Path, metric: str, show_all: bool) ->
 def score_pairs(jsonl: Path, metric: str, workers: int | None) -> None:
     """Score many pairs in the benchmark view: a failed pair is 0/0/0 with its error."""
     fields = {"id": object, "reference": str, "generated": str}
-    records = [record for _number, record in inputs.json_objects(jsonl, fields)]
+    records = [record for _number, record in core.json_objects(jsonl, fields)]
     ids = [record["id"] for record in records]
     pairs = [(record["reference"], record["generated"]) for record in records]
     for item_id, score in zip(ids, score_benchmark_many(pairs, metric, workers), strict=True):

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from dmbench.core import inputs
+from dmbench import core
 from dmbench.errors import InputError
 from dmbench.plantuml import (
     CR_ONLY_LINE_ENDINGS,
@@ -51,22 +51,22 @@ def parse(file: Path | None, jsonl: Path | None, reading: str) -> None:
             click.echo(line)
         return
     assert file is not None
-    text = inputs.read_text(file)
+    text = core.read_text(file)
     if cr_only_line_endings(text):
-        name = inputs.display_name(file)
+        name = core.display_name(file)
         click.echo(f"warning: {name}: {CR_ONLY_LINE_ENDINGS} (read as one line)", err=True)
     try:
         diagram = parse_text(text, reading)
     except ParseError as exc:
         # The position is printed once, in the file:line:column form editors understand.
-        where = f"{inputs.display_name(file)}:{exc.line}:{exc.column}"
+        where = f"{core.display_name(file)}:{exc.line}:{exc.column}"
         raise InputError(f"{where}: {exc.reason}") from None
     click.echo(json.dumps(diagram.to_dict(), indent=2, ensure_ascii=False))
 
 
 def _batch(jsonl: Path, reading: str):
     """One output line per input line; a diagram that fails to parse is a result, not a stop."""
-    for _number, record in inputs.json_objects(jsonl, {"id": object, "text": str}):
+    for _number, record in core.json_objects(jsonl, {"id": object, "text": str}):
         item_id = record["id"]
         try:
             diagram = parse_text(record["text"], reading)

@@ -11,7 +11,7 @@ import click
 
 from dmbench.api import quirk_tables
 from dmbench.cli._options import sources_option
-from dmbench.core import atomic
+from dmbench import core
 
 
 @click.command("quirks")
@@ -31,7 +31,7 @@ from dmbench.core import atomic
 def quirks(sources_dir: Path | None, out_dir: Path) -> None:
     """Tabulate what the compat reading loses against the standard one, per dataset/candidate."""
     csv, markdown = quirk_tables(sources_dir)
-    atomic.write_text(out_dir / "quirk_cost.csv", csv)
-    atomic.write_text(out_dir / "quirk_cost.md", markdown)
+    core.write_text(out_dir / "quirk_cost.csv", csv)
+    core.write_text(out_dir / "quirk_cost.md", markdown)
     click.echo(markdown, nl=False)
     click.echo(f"wrote {out_dir / 'quirk_cost.csv'} and {out_dir / 'quirk_cost.md'}")

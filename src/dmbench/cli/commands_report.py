@@ -17,7 +17,7 @@ from dmbench.api import (
     write_drawings,
 )
 from dmbench.cli._options import package_option
-from dmbench.core import paths
+from dmbench import core
 
 
 @click.command()
@@ -44,7 +44,7 @@ def render(run_ids: tuple[str, ...], out: Path | None, package_dir: Path | None)
     .dmbench-cache/render/; a diagram PlantUML rejects is drawn after the least repair that
     makes PlantUML accept it.
     """
-    package = paths.package_dir(package_dir)
+    package = core.package_dir(package_dir)
     ids = [item for value in run_ids for item in value.replace(",", " ").split()]
     if out is not None:
         refuse_foreign(out, package, "render")
@@ -76,7 +76,7 @@ def report(out: Path, package_dir: Path | None) -> None:
     It works from file:// with no network; open OUT/index.html in a browser.
     """
     result = build_site(
-        paths.package_dir(package_dir), out, progress=lambda m: click.echo(m, err=True)
+        core.package_dir(package_dir), out, progress=lambda m: click.echo(m, err=True)
     )
     click.echo(f"{result.summary()} ({result.seconds:.1f} s)")
     for problem in result.check.problems:

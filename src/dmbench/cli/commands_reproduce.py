@@ -9,7 +9,7 @@ import click
 
 from dmbench.api import run_pipeline
 from dmbench.cli._options import elapsed, package_option, sources_option
-from dmbench.core import paths
+from dmbench import core
 
 
 @click.command()
@@ -49,7 +49,7 @@ def reproduce(
 ) -> None:
     """Fetch what is missing, build, verify the published scores, re-score, tabulate, validate,
     and build the HTML report."""
-    package_dir = paths.package_dir(package_dir)
+    package_dir = core.package_dir(package_dir)
     started = time.perf_counter()
     failed = None
     for stage in run_pipeline(package_dir, sources_dir, out, errata_path, workers, report_dir):

@@ -11,7 +11,7 @@ import click
 from dmbench.api import SCORE_SOURCES, Package, require_package, write_errata, write_tables
 from dmbench.cli._metric_option import metric_option
 from dmbench.cli._options import elapsed, package_option, sources_option
-from dmbench.core import paths
+from dmbench import core
 
 workers_option = click.option(
     "--workers",
@@ -40,7 +40,7 @@ def score(
     metric: str, run_ids: tuple[str, ...], workers: int | None, package_dir: Path | None
 ) -> None:
     """Recompute per-record scores from the stored outputs and store them as `recomputed`."""
-    result = Package(paths.package_dir(package_dir)).score(metric, _split(run_ids), workers)
+    result = Package(core.package_dir(package_dir)).score(metric, _split(run_ids), workers)
     click.echo(
         f"scored {result.records} outputs of {result.runs} runs with {result.metric} "
         f"({result.distinct_pairs} distinct pairs, {result.errors} scored 0/0/0 with an error) "
@@ -78,7 +78,7 @@ def score(
 def tables(fmt: str, out: Path, metric: str, source: str, package_dir: Path | None) -> None:
     """Rebuild Table 1 (the corpora, both readings) and Tables 2-3 (scores per candidate, LLM)."""
     started = time.perf_counter()
-    table = Package(paths.package_dir(package_dir)).tables(metric, source)
+    table = Package(core.package_dir(package_dir)).tables(metric, source)
     if table.unscored:
         click.echo(
             f"note: {len(table.unscored)} run(s) without {source} {metric} scores left out "
@@ -99,7 +99,7 @@ def tables(fmt: str, out: Path, metric: str, source: str, package_dir: Path | No
 @package_option
 def verify(workers: int | None, as_json: bool, package_dir: Path | None) -> None:
     """Re-score every published record and re-derive every run summary; exit 1 on a mismatch."""
-    report = Package(paths.package_dir(package_dir)).verify(workers)
+    report = Package(core.package_dir(package_dir)).verify(workers)
     click.echo(json.dumps(report.to_dict(), indent=2) if as_json else report.render())
     click.echo(f"verify ({report.seconds:.1f} s)", err=as_json)
     if not report.ok:
@@ -120,5 +120,5 @@ def errata(out: Path, sources_dir: Path | None, package_dir: Path | None) -> Non
     """Write the errata: the paper's claims (Table 1, section 3.3's metric study, the best cells
     of Tables 2-3) and the scoring facts, measured from data."""
     started = time.perf_counter()
-    path = write_errata(require_package(paths.package_dir(package_dir)), out, sources_dir)
+    path = write_errata(require_package(core.package_dir(package_dir)), out, sources_dir)
     click.echo(f"wrote {path} ({elapsed(started)})")

@@ -10,7 +10,7 @@ import click
 
 from dmbench.api import DEFAULT_BASE_URL, DESCRIPTOR, Package, fetch, write_metadata
 from dmbench.cli._options import elapsed, package_option, sources_option
-from dmbench.core import paths
+from dmbench import core
 
 
 @click.group()
@@ -33,7 +33,7 @@ def sources() -> None:
 )
 def sources_fetch(cache: Path | None, base_url: str) -> None:
     """Download the pinned upstream archives and extract the pinned files, hash-checked."""
-    target = fetch(cache or paths.fetch_cache_dir(), base_url=base_url)
+    target = fetch(cache or core.fetch_cache_dir(), base_url=base_url)
     click.echo(f"sources ready in {target}")
 
 
@@ -43,7 +43,7 @@ def sources_fetch(cache: Path | None, base_url: str) -> None:
 def build(sources_dir: Path | None, package_dir: Path | None) -> None:
     """Build the data package from the pinned sources (all or nothing)."""
     started = time.perf_counter()
-    result = Package(paths.package_dir(package_dir)).build(sources_dir)
+    result = Package(core.package_dir(package_dir)).build(sources_dir)
     click.echo(
         f"built {result.package_dir / 'datapackage.json'}: {result.records} records, "
         f"{result.runs_imported} published runs, {result.runs_carried_over} generated runs kept "
@@ -62,7 +62,7 @@ def validate(path: Path | None, as_json: bool, package_dir: Path | None) -> None
     """
     if path is not None and package_dir is not None:
         raise click.UsageError("give the package as PATH or as --package DIR, not both")
-    target = paths.package_dir(path or package_dir)
+    target = core.package_dir(path or package_dir)
     if target.name == DESCRIPTOR:
         target = target.parent
     report = Package(target).validate()

@@ -10,7 +10,7 @@ import click
 
 from dmbench.api import agreement_csv, agreement_markdown, agreement_table, require_package
 from dmbench.cli._options import elapsed, package_option, sources_option
-from dmbench.core import atomic, paths
+from dmbench import core
 from dmbench.metrics import METRICS
 
 
@@ -52,8 +52,8 @@ def agreement(
     started = time.perf_counter()
     if package_dir is not None:
         require_package(package_dir)
-    package = paths.package_dir(package_dir)
-    sources = sources_dir if sources_dir is not None else paths.default_sources_dir()
+    package = core.package_dir(package_dir)
+    sources = sources_dir if sources_dir is not None else core.default_sources_dir()
     table = agreement_table(sources, metrics or None, package)
     if fmt == "json":
         text = json.dumps(table.to_json(), indent=2, ensure_ascii=False) + "\n"
@@ -64,5 +64,5 @@ def agreement(
     if out is None:
         click.echo(text, nl=False)
     else:
-        atomic.write_text(out, text)
+        core.write_text(out, text)
     click.echo(f"agreement ({elapsed(started)})", err=True)

@@ -15,8 +15,8 @@ from dmbench.api import (
     write_validity,
 )
 from dmbench.cli._options import package_option
-from dmbench.core import paths
-from dmbench.core.csvio import csv_text
+from dmbench import core
+
 
 
 @click.command()
@@ -41,13 +41,13 @@ def validity(fmt: str, out: Path | None, package_dir: Path | None) -> None:
     Also what upstream's validator rejects and what the standard reading cannot parse; the
     references get the same counts. Diagrams not drawn yet are drawn (and cached) first.
     """
-    table = validity_table(paths.package_dir(package_dir))
+    table = validity_table(core.package_dir(package_dir))
     if out is not None:
         write_validity(table, out)
     if fmt == "json":
         click.echo(json.dumps(table.to_json(), indent=2))
     elif fmt == "csv":
-        click.echo(csv_text(VALIDITY_FIELDS, validity_csv_rows(table)), nl=False)
+        click.echo(core.csv_text(VALIDITY_FIELDS, validity_csv_rows(table)), nl=False)
     else:
         click.echo(validity_markdown(table), nl=False)
 

@@ -47,6 +47,12 @@ def _timed(name: str, stage: Callable[[], tuple[bool, str, str]]) -> StageResult
     return StageResult(name, time.perf_counter() - started, ok, summary, detail)
 
 
+OFFLINE_SOURCES_HINT = (
+    f"without the network, point --sources DIR or ${paths.SOURCES_ENV} at a folder holding the "
+    "pinned upstream files (`dmbench sources fetch --cache DIR` fills one where there is network)"
+)
+
+
 def ensure_prerequisites(sources_dir: Path | None, package_dir: Path) -> tuple[Path, str]:
     """The sources to build from and what was done to get them and the NLTK data ready.
 
@@ -60,7 +66,10 @@ def ensure_prerequisites(sources_dir: Path | None, package_dir: Path) -> tuple[P
             try:
                 verify_all(sources_dir)
             except SourceError:
-                fetch(sources_dir)
+                try:
+                    fetch(sources_dir)
+                except SourceError as exc:
+                    raise SourceError(str(exc), hint=OFFLINE_SOURCES_HINT) from exc
                 notes.append(f"downloaded the pinned sources into {sources_dir}")
     verify_all(sources_dir)
     notes.append(f"sources {sources_dir} verified ({len(pinned_files())} files)")

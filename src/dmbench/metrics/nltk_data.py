@@ -11,6 +11,7 @@ from pathlib import Path
 
 from dmbench.core.paths import nltk_data_dirs, shipped_nltk_dir
 from dmbench.errors import MissingPrerequisiteError
+from dmbench.metrics.nltk_pins import refuse_unpinned_found
 
 #: NLTK package id -> the path ``nltk.data.find`` resolves for it.
 RESOURCES: dict[str, str] = {
@@ -112,13 +113,15 @@ def missing_resources(root: Path | None = None) -> list[str]:
 
 
 def require_nltk_data(root: Path | None = None) -> None:
-    """Raise :class:`MissingPrerequisiteError` unless every resource metrik-4 needs is present."""
+    """Raise :class:`MissingPrerequisiteError` unless every resource metrik-4 needs is present
+    and every file it opens has its pinned sha256."""
     missing = missing_resources(root)
     if missing:
         raise MissingPrerequisiteError(
             f"NLTK data missing ({', '.join(missing)}): run `dmbench setup` to download it, "
             "or point NLTK_DATA at a directory that holds it."
         )
+    refuse_unpinned_found()
 
 
 def download_nltk_data(target: Path | None = None) -> list[str]:
@@ -135,7 +138,8 @@ def download_nltk_data(target: Path | None = None) -> list[str]:
         if not ok:
             raise MissingPrerequisiteError(
                 f"NLTK could not download {package!r}: check the network connection and retry "
-                "`dmbench setup`."
+                "`dmbench setup`, or, offline, point NLTK_DATA at a directory that holds it (the "
+                "nltk_data/ folder of a deposit's package zip does)."
             )
         downloaded.append(package)
     if target is not None and str(target) not in nltk.data.path:

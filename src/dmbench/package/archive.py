@@ -16,7 +16,8 @@ import subprocess
 import tarfile
 import time
 import zipfile
-from collections.abc import Iterable
+import zlib
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -72,26 +73,97 @@ def _safe_name(name: str, archive: Path) -> PurePosixPath:
     return path
 
 
-def extract_zip(archive: Path, target: Path) -> Path:
-    """Extract ``archive`` into ``target``, refusing absolute paths, ``..``, links, devices."""
+MAX_MEMBERS = 200_000
+"""Far above any dmbench package (about a thousand files); a zip with more is not read."""
+ZIP_ERRORS = (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, EOFError, zlib.error)
+"""What reading a damaged zip raises."""
+READABLE_COMPRESSION = {zipfile.ZIP_STORED: "stored", zipfile.ZIP_DEFLATED: "deflated"}
+
+
+def zip_members(handle: zipfile.ZipFile, archive: Path) -> dict[str, zipfile.ZipInfo]:
+    """The zip's files by name, after refusing what an extraction could not do faithfully:
+    too many members, two of one name (tools disagree on which one they read), encryption,
+    compression other than stored or deflated, names outside the target, links and devices."""
+    infos = handle.infolist()
+    if len(infos) > MAX_MEMBERS:
+        raise PackageError(f"{archive}: {len(infos)} members, more than the {MAX_MEMBERS} read")
+    members: dict[str, zipfile.ZipInfo] = {}
+    for info in infos:
+        name = info.filename
+        _safe_name(name, archive)
+        if info.is_dir():
+            continue
+        if name in members:
+            raise PackageError(
+                f"{archive}: two members are named {name!r}; tools disagree on which one they read"
+            )
+        if info.flag_bits & 0x1:
+            raise PackageError(f"{archive}: member {name!r} is encrypted")
+        if info.compress_type not in READABLE_COMPRESSION:
+            raise PackageError(
+                f"{archive}: member {name!r} uses compression method {info.compress_type}; "
+                f"only {' and '.join(READABLE_COMPRESSION.values())} are read"
+            )
+        mode = info.external_attr >> 16
+        if stat.S_IFMT(mode) not in (0, stat.S_IFREG):  # 0: a zip that records no file type
+            raise PackageError(f"{archive}: member {name!r} is not a plain file (mode {mode:o})")
+        members[name] = info
+    return members
+
+
+def _copy_member(handle: zipfile.ZipFile, info: zipfile.ZipInfo, out, limit: int, archive: Path):
+    """Copy ``info`` into ``out`` in chunks; refused as soon as it passes ``limit`` bytes."""
+    written = 0
+    with handle.open(info) as source:
+        while chunk := source.read(1 << 20):
+            written += len(chunk)
+            if written > limit:
+                raise PackageError(
+                    f"{archive}: member {info.filename!r} holds more than its {limit} bytes"
+                )
+            out.write(chunk)
+
+
+def read_member(handle: zipfile.ZipFile, info: zipfile.ZipInfo, limit: int, archive: Path) -> bytes:
+    """The bytes of ``info``, refused past ``limit``."""
+    if info.file_size > limit:
+        raise PackageError(f"{archive}: member {info.filename!r} is larger than {limit} bytes")
+    buffer = io.BytesIO()
+    _copy_member(handle, info, buffer, limit, archive)
+    return buffer.getvalue()
+
+
+def extract_zip(archive: Path, target: Path, sizes: Mapping[str, int] | None = None) -> Path:
+    """Extract ``archive`` into ``target`` (see :func:`zip_members` for what is refused).
+
+    With ``sizes`` (name -> bytes, what a package declares), a member it does not name or of
+    another size is refused before anything is written, and no member is read past its size.
+    """
     archive = Path(archive)
     try:
         with zipfile.ZipFile(archive) as handle:
-            for info in handle.infolist():
-                path = _safe_name(info.filename, archive)
-                mode = info.external_attr >> 16
-                if info.is_dir():
-                    (target / path).mkdir(parents=True, exist_ok=True)
-                    continue
-                if mode and not stat.S_ISREG(mode):
-                    raise PackageError(
-                        f"{archive}: member {info.filename!r} is not a plain file (mode {mode:o})"
-                    )
-                destination = Path(target) / path
+            members = zip_members(handle, archive)
+            if sizes is not None:
+                for name, info in members.items():
+                    if name not in sizes:
+                        raise PackageError(
+                            f"{archive}: member {name!r} is not listed in the package",
+                            hint="a downloaded package holds exactly the files it lists; get "
+                            "the zip again from the record",
+                        )
+                    if info.file_size != sizes[name]:
+                        raise PackageError(
+                            f"{archive}: member {name!r} is {info.file_size} bytes, the package "
+                            f"declares {sizes[name]}"
+                        )
+            for name, info in members.items():
+                destination = Path(target) / _safe_name(name, archive)
                 destination.parent.mkdir(parents=True, exist_ok=True)
-                destination.write_bytes(handle.read(info))
-    except zipfile.BadZipFile as exc:
-        raise PackageError(f"{archive}: not a zip file ({exc})") from exc
+                limit = info.file_size if sizes is None else sizes[name]
+                with destination.open("wb") as out:
+                    _copy_member(handle, info, out, limit, archive)
+    except ZIP_ERRORS as exc:
+        raise PackageError(f"{archive}: not a readable zip file ({exc})") from exc
     return Path(target)
 
 

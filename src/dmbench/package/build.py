@@ -23,7 +23,7 @@ from dmbench.package.descriptor import (
     write_prompts_table,
 )
 from dmbench.package.lock import package_lock
-from dmbench.package.swap import STAGING_PREFIX, swap_in
+from dmbench.package.swap import PACKAGE_FOLDERS, STAGING_PREFIX, swap_in
 from dmbench.package.tables import write_run_tables
 from dmbench.package.validate import validate_package
 from dmbench.runs.import_published import import_published_runs
@@ -118,7 +118,23 @@ def build(package_dir: Path, sources_dir: Path) -> BuildResult:
         return _build_locked(package_dir, sources_dir)
 
 
+def refuse_links(package_dir: Path) -> None:
+    """A link among the package's folders would be swapped out or, in a deposit, followed to
+    whatever it points at; the build refuses it before changing anything (the run store's
+    links are refused as it is carried over)."""
+    for folder in (f for f in PACKAGE_FOLDERS if f != RUNS_DIR):
+        root = Path(package_dir) / folder
+        found = [root] if root.is_symlink() else [p for p in root.rglob("*") if p.is_symlink()]
+        if found:
+            raise PackageError(
+                f"{found[0]}: a link inside the package is refused",
+                hint="nothing was changed; replace the link by the file or folder, then build "
+                "again",
+            )
+
+
 def _build_locked(package_dir: Path, sources_dir: Path) -> BuildResult:
+    refuse_links(package_dir)
     staging = Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=package_dir))
     try:
         records = records_from_sources(sources_dir)

@@ -18,7 +18,8 @@ from dmbench.core import atomic
 from dmbench.core.csvio import write_csv
 from dmbench.core.hashing import file_sha256
 from dmbench.core.paths import PACKAGE_NLTK_DIR
-from dmbench.package.metadata import package_header
+from dmbench.package.facts import describe, package_facts
+from dmbench.package.metadata import Citation, package_header
 from dmbench.package.tables import (
     JUDGE_CONTROLS_PATH,
     JUDGE_STUDY_PATH,
@@ -73,7 +74,10 @@ RESOURCES = (
         "outputs", OUTPUTS_PATH, "Outputs", "Generated PlantUML per run and record, byte-exact."
     ),
     ResourceSpec(
-        "scores", SCORES_PATH, "Scores", "Published and recomputed metrik-4 scores per output."
+        "scores",
+        SCORES_PATH,
+        "Scores",
+        "Published and recomputed scores per output, one row per metric and origin.",
     ),
     ResourceSpec(
         "judgements",
@@ -135,14 +139,17 @@ DEPOSIT_FOLDER_NAMES = tuple(folder for folder, _ in DEPOSIT_FOLDERS)
 
 
 def listed_files(
-    package_dir: Path, folders: Iterable[str] = (), tabular: Iterable[str] = ()
+    package_dir: Path,
+    folders: Iterable[str] = (),
+    tabular: Iterable[str] = (),
+    root_files: Iterable[str] = (),
 ) -> list[tuple[str, str]]:
     """The non-tabular files of the package and their kind; ``folders`` names the deposit
     folders it holds, ``tabular`` the paths that are tabular resources (hashed in the
-    descriptor instead)."""
+    descriptor instead), ``root_files`` the deposit's files beside the descriptor."""
     chosen = set(folders)
     skip = set(tabular)
-    found = []
+    found = [(name, "about") for name in sorted(root_files)]
     for folder, kind in (*FILE_FOLDERS, *((f, k) for f, k in DEPOSIT_FOLDERS if f in chosen)):
         root = package_dir / folder
         if root.is_dir():
@@ -157,7 +164,10 @@ def listed_files(
 
 
 def write_files_table(
-    package_dir: Path, folders: Iterable[str] = (), tabular: Iterable[str] = ()
+    package_dir: Path,
+    folders: Iterable[str] = (),
+    tabular: Iterable[str] = (),
+    root_files: Iterable[str] = (),
 ) -> None:
     rows = [
         {
@@ -166,7 +176,7 @@ def write_files_table(
             "bytes": (package_dir / rel).stat().st_size,
             "sha256": file_sha256(package_dir / rel),
         }
-        for rel, kind in listed_files(package_dir, folders, tabular)
+        for rel, kind in listed_files(package_dir, folders, tabular, root_files)
     ]
     write_csv(package_dir / FILES_PATH, FILE_FIELDS, rows)
 
@@ -194,16 +204,27 @@ def write_descriptor(
     tables: Sequence[ResourceSpec] = (),
     folders: Iterable[str] = (),
     licenses: Sequence[dict[str, str]] = (),
+    citation: Citation | None = None,
+    build: dict[str, str] | None = None,
+    root_files: Iterable[str] = (),
+    sources: Sequence[dict[str, str]] = (),
 ) -> dict[str, Any]:
-    """Rewrite the files table and ``datapackage.json`` from what is on disk now.
+    """Rewrite the files table and ``datapackage.json`` from what is on disk now; the
+    description is counted from the package's tables.
 
     A deposit adds its ``tables`` (the published results, each with its schema under
-    ``schemas/``), the deposit ``folders`` it carries, the ``licenses`` of what they hold and
-    the reserved ``doi``; a package in a checkout has none of them.
+    ``schemas/``), the deposit ``folders`` it carries, the ``licenses`` of what they hold, the
+    reserved ``doi``, the ``sources`` of its extra data, the ``citation`` it credits, the
+    ``build`` (dmbench version and commit)
+    and the ``root_files`` beside the descriptor (README, citation, errata, Croissant); a
+    package in a checkout has none of them.
     """
     package_dir = Path(package_dir)
-    write_files_table(package_dir, folders, [spec.path for spec in tables])
-    descriptor = package_header(doi, licenses)
+    write_files_table(package_dir, folders, [spec.path for spec in tables], root_files)
+    description = describe(package_facts(package_dir))
+    descriptor = package_header(doi, licenses, description, citation, sources)
+    if build:
+        descriptor["dmbench_build"] = build
     descriptor["resources"] = [
         resource_descriptor(package_dir, spec) for spec in (*RESOURCES, *tables)
     ]

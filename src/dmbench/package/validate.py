@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from functools import partial
 from importlib import resources
@@ -28,18 +30,21 @@ from dmbench.judge.runs import CRITERIA_FILE
 from dmbench.package.descriptor import (
     DEPOSIT_FOLDER_NAMES,
     DESCRIPTOR,
+    FILE_FOLDERS,
     FILES_PATH,
     RESOURCES,
     SCHEMAS_DIR,
-    listed_files,
 )
 from dmbench.package.folder import settle_interrupted_swap
+from dmbench.package.lock import LOCK_FILE
 from dmbench.package.tables import run_tables
+from dmbench.package.zipped import opened_package
 from dmbench.plantuml import READINGS, ParseError, parse
 from dmbench.runs.store import JUDGE_RUN_PREFIX, RUN_FILE, RUNS_DIR
 from dmbench.sources.records import DATASETS, RECORDS_PATH
 
 RUN_JSON_SCHEMA = f"{SCHEMAS_DIR}/run.json-schema.json"
+PACKAGE_DATA_FOLDERS = ("data",)
 JUDGE_RUN_JSON_SCHEMA = f"{SCHEMAS_DIR}/judge-run.json-schema.json"
 
 
@@ -111,18 +116,30 @@ def _descriptor_resources(package_dir: Path, report: Report) -> list | None:
 
 
 def _local_descriptor(package_dir: Path, descriptor_resources: list, report: Report) -> bool:
-    """Whether the descriptor's resources are all files inside the package.
+    """Whether every file the descriptor's resources name is a file inside the package.
 
-    frictionless would fetch a resource path that is a URL, so a hostile descriptor could make
-    validation reach any server; such a package is reported invalid and frictionless not run.
+    frictionless would fetch a resource ``path``, ``schema`` or ``dialect`` given as a URL, so
+    a hostile descriptor could make validation reach any server or read any local file; such a
+    package is reported invalid and frictionless not run. dmbench gives each resource one file,
+    so a ``path`` that is a list is refused too.
     """
     local = True
     for index, resource in enumerate(descriptor_resources):
-        paths = resource.get("path") if isinstance(resource, dict) else None
-        for path in paths if isinstance(paths, list) else [paths]:
-            if not _inside(package_dir, path):
-                where = f"{DESCRIPTOR}, resource {index}"
-                report.add("descriptor", f"path {path!r} is not a file inside the package", where)
+        where = f"{DESCRIPTOR}, resource {index}"
+        if not isinstance(resource, dict):
+            report.add("descriptor", "a resource is not a JSON object", where)
+            local = False
+            continue
+        if isinstance(resource.get("path"), list):
+            report.add("descriptor", "path is a list; each dmbench resource is one file", where)
+            local = False
+            continue
+        for key in ("path", "schema", "dialect"):
+            value = resource.get(key)
+            if key != "path" and (value is None or isinstance(value, dict)):
+                continue  # absent, or given inline
+            if not _inside(package_dir, value):
+                report.add("descriptor", f"{key} {value!r} is not a file inside the package", where)
                 local = False
     return local
 
@@ -159,19 +176,79 @@ def _frictionless(package_dir: Path, report: Report) -> None:
     report.checks.append("frictionless validation (schemas, types, constraints, keys, hashes)")
 
 
+#: What dmbench itself leaves at a package's root while working (its lock, its caches).
+WORKING_FILES = (LOCK_FILE, ".dmbench-cache")
+UNLISTED_SHOWN = 20
+"""At most this many unlisted files are named one by one; the rest are counted."""
+
+
+def is_deposit(listed: set[str]) -> bool:
+    """A deposit's package (its files table lists the files beside the descriptor) stands
+    alone, so every file in it must be listed; a working package shares its folder with the
+    code of a checkout, so only its own folders are held to that."""
+    return any("/" not in path for path in listed)
+
+
+def _walk(root: Path, report: Report, package_dir: Path) -> Iterator[str]:
+    """Every file under ``root`` (dot-files included) relative to the package; links are
+    reported, never followed."""
+    for folder, dirs, names in os.walk(root):
+        base = Path(folder)
+        for name in sorted(dirs):
+            if (base / name).is_symlink():
+                rel = (base / name).relative_to(package_dir).as_posix()
+                report.add("symlink", "a link in a package is refused; replace it by the files", rel)
+        dirs[:] = sorted(d for d in dirs if not (base / d).is_symlink())
+        for name in sorted(names):
+            rel = (base / name).relative_to(package_dir).as_posix()
+            if (base / name).is_symlink():
+                report.add("symlink", "a link in a package is refused; replace it by the file", rel)
+            else:
+                yield rel
+
+
+def _present_files(package_dir: Path, listed: set[str], report: Report) -> Iterator[str]:
+    """The files the package is answerable for: all of a deposit's, a working package's own
+    folders (and the links at its root that stand for them)."""
+    if is_deposit(listed):
+        for rel in _walk(package_dir, report, package_dir):
+            if rel.split("/", 1)[0] not in WORKING_FILES:
+                yield rel
+        return
+    for folder in (*PACKAGE_DATA_FOLDERS, *(f for f, _ in FILE_FOLDERS), *DEPOSIT_FOLDER_NAMES):
+        root = package_dir / folder
+        if root.is_symlink():
+            report.add("symlink", "a link in a package is refused; replace it by the folder", folder)
+        elif root.is_dir() and (
+            folder not in DEPOSIT_FOLDER_NAMES or any(p.startswith(f"{folder}/") for p in listed)
+        ):
+            for rel in _walk(root, report, package_dir):
+                if not PurePosixPath(rel).name.startswith(".") or folder == "data":
+                    yield rel
+
+
 def _files(package_dir: Path, descriptor_resources: list, report: Report) -> None:
     rows = read_csv(package_dir / FILES_PATH)
     listed = {row["path"] for _, row in rows}
-    tabular = [r.get("path") for r in descriptor_resources if isinstance(r, dict)]
-    # A deposit folder belongs to the package once the files table lists a file in it; from
-    # then on every file in it must be listed.
-    folders = [f for f in DEPOSIT_FOLDER_NAMES if any(p.startswith(f"{f}/") for p in listed)]
-    for rel, _kind in listed_files(package_dir, folders, tabular):
-        if rel not in listed:
-            report.add("file-unlisted", f"not listed in {FILES_PATH}", rel)
+    tabular = {
+        r["path"] for r in descriptor_resources if isinstance(r, dict) and isinstance(r.get("path"), str)
+    }
+    unlisted = [
+        rel for rel in _present_files(package_dir, listed, report)
+        if rel not in listed and rel not in tabular and rel != DESCRIPTOR
+    ]
+    for rel in unlisted[:UNLISTED_SHOWN]:
+        report.add("file-unlisted", f"not listed in {FILES_PATH} nor a resource of {DESCRIPTOR}", rel)
+    if len(unlisted) > UNLISTED_SHOWN:
+        report.add(
+            "file-unlisted", f"and {len(unlisted) - UNLISTED_SHOWN} more unlisted files", "(package)"
+        )
     for line, row in rows:
         path = package_dir / row["path"]
         where = f"{FILES_PATH}, line {line}: {row['path']}"
+        if not _inside(package_dir, row["path"]) or path.is_symlink():
+            report.add("file-outside", "listed file is not a plain file inside the package", where)
+            continue
         if not path.is_file():
             report.add("file-missing", "listed file is missing", where)
             continue
@@ -182,7 +259,7 @@ def _files(package_dir: Path, descriptor_resources: list, report: Report) -> Non
         actual = file_sha256(path)
         if actual != row["sha256"]:
             report.add("file-hash", f"expected sha256 {row['sha256']}, found {actual}", where)
-    report.checks.append("size and sha256 of every listed file; no unlisted file")
+    report.checks.append("size and sha256 of every listed file; no unlisted file, no link")
 
 
 def _unique(rows, key: tuple[str, ...], path: str, report: Report) -> None:
@@ -324,11 +401,25 @@ def _run_files(package_dir: Path, report: Report) -> None:
 
 
 def validate_package(package_dir: Path) -> Report:
+    """Validate the package folder ``package_dir``, or a package zip as ``check`` reads it
+    (only its declared files, at their declared sizes)."""
     package_dir = Path(package_dir)
+    if package_dir.is_file():
+        with opened_package(package_dir) as folder:
+            return _validate(folder, str(package_dir), extracted=True)
+    return _validate(package_dir, str(package_dir / DESCRIPTOR))
+
+
+def _validate(package_dir: Path, label: str, extracted: bool = False) -> Report:
+    """``extracted``: the folder is a zip's temporary extraction, never named in a message."""
     settle_interrupted_swap(package_dir)
-    report = Report(str(package_dir / DESCRIPTOR))
+    report = Report(label)
     if not (package_dir / DESCRIPTOR).is_file():
-        report.add("missing", "no datapackage.json; run `dmbench build` first", str(package_dir))
+        report.add(
+            "missing",
+            f"no {DESCRIPTOR}; run `dmbench build` first, or give the package zip of a deposit",
+            label,
+        )
         return report
     listed = _descriptor_resources(package_dir, report)
     if listed is not None and _local_descriptor(package_dir, listed, report):
@@ -339,5 +430,5 @@ def validate_package(package_dir: Path) -> Report:
             check(package_dir, report=report)
         except (OSError, KeyError, ValueError, csv.Error, PackageError) as exc:
             said = exc.one_line() if isinstance(exc, PackageError) else f"{type(exc).__name__}: {exc}"
-            report.add("unreadable", said, str(package_dir))
+            report.add("unreadable", said.replace(f"{package_dir}/", "") if extracted else said, label)
     return report

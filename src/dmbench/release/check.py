@@ -1,22 +1,26 @@
 """``dmbench check``: the downloader's one command, on a package folder or its zip.
 
-Nothing is rebuilt, downloaded or read from beside the package: it is validated as shipped
+A zip is first compared with a checksum from outside it, the anchor that a forger who edits
+the package and its inner hashes together cannot move: ``SHA256SUMS`` beside the zip (the
+deposit ships one) and a ``--sha256`` or ``--md5`` the user copied from the record page.
+Then nothing is rebuilt, downloaded or read from beside the package: it is validated as shipped
 (frictionless plus dmbench's checks, every listed file's hash), every published output is
 re-scored from the package's own files with the NLTK data it carries and compared with the
 stored scores (published and recomputed, every metric the package stores), and Tables 1-3 are
 recomputed and compared with the shipped ``results/`` cell by cell. The verdict names every
-difference; the check holds only when all of it does.
+difference; the check holds only when all of it does. Differences that can follow from an
+earlier one (a missing file makes every score read from it differ) are grouped under it.
 """
 
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import json
+import re
 import tempfile
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -25,8 +29,8 @@ from dmbench.errors import DmbenchError, PackageError
 from dmbench.metrics import PUBLISHED_METRIC, SCORE_NAMES
 from dmbench.metrics.nltk_data import require_nltk_data, use_data_dirs
 from dmbench.package import load_records, settle_interrupted_swap, validate_package
-from dmbench.package.archive import extract_zip
 from dmbench.package.descriptor import DESCRIPTOR, RESULTS_DIR
+from dmbench.package.zipped import SUMS_FILE, opened_package
 from dmbench.runs.rescoring import Rescored, rescore, select_runs
 from dmbench.runs.scores import ScoreRow
 from dmbench.runs.verify import VerifyReport, verify
@@ -43,6 +47,8 @@ class Difference:
     where: str
     shipped: str = ""
     recomputed: str = ""
+    cause: bool = False
+    """An anchor or validation finding, which later differences may follow from."""
 
     def render(self) -> str:
         if not self.shipped and not self.recomputed:
@@ -67,7 +73,14 @@ class CheckReport:
 
     def render(self) -> str:
         out = [f"check {self.package}", *self.lines]
-        out += [d.render() for d in self.differences]
+        causes = [d for d in self.differences if d.cause]
+        following = [d for d in self.differences if not d.cause]
+        out += [d.render() for d in causes]
+        if causes and following:
+            out.append(f"  which the following {len(following)} difference(s) may result from:")
+            out += ["  " + d.render() for d in following]
+        else:
+            out += [d.render() for d in following]
         out.append(
             f"verdict: {'OK' if self.ok else 'FAILED'}"
             + ("" if self.ok else f" ({len(self.differences)} difference(s))")
@@ -75,24 +88,81 @@ class CheckReport:
         return "\n".join(out)
 
 
-@contextmanager
-def opened(path: Path) -> Iterator[Path]:
-    """The package folder ``path`` is, or the zip's contents extracted into a temporary one."""
-    path = Path(path)
-    if path.is_dir():
-        yield path
+HEX = {"sha256": re.compile(r"^[0-9a-f]{64}$"), "md5": re.compile(r"^[0-9a-f]{32}$")}
+
+
+def _digest(path: Path, algorithm: str) -> str:
+    digest = hashlib.new(algorithm)
+    with path.open("rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _listed_sum(sums: Path, name: str) -> str | None:
+    """The sha256 ``sums`` (``sha256sum``'s format) gives for ``name``, if it lists it."""
+    for line in sums.read_text("utf-8", errors="replace").splitlines():
+        parts = line.strip().split(maxsplit=1)
+        if len(parts) == 2 and parts[1].lstrip("*") == name:
+            return parts[0].lower()
+    return None
+
+
+def _anchors(path: Path, sha256: str | None, md5: str | None) -> list[tuple[str, str, str]]:
+    """(where it comes from, algorithm, expected hex) for each outside checksum of ``path``."""
+    given = [("--sha256", "sha256", sha256), ("--md5", "md5", md5)]
+    found = []
+    for option, algorithm, value in given:
+        if value is None:
+            continue
+        value = value.strip().lower().removeprefix(f"{algorithm}:")
+        if not HEX[algorithm].match(value):
+            raise PackageError(f"{option} {value!r} is not a {algorithm} in hex")
+        if path.is_dir():
+            raise PackageError(f"{option} compares a zip's checksum; {path} is a folder")
+        found.append((option, algorithm, value))
+    sums = path.parent / SUMS_FILE
+    if path.is_file() and sums.is_file():
+        found.append((f"{SUMS_FILE} beside the zip", "sha256", _listed_sum(sums, path.name) or ""))
+    return found
+
+
+def _anchor(path: Path, report: CheckReport, sha256: str | None, md5: str | None) -> None:
+    anchors = _anchors(path, sha256, md5)
+    if not anchors:
+        report.lines.append(
+            "anchor: none (no SHA256SUMS beside it, no --sha256/--md5): the package is checked "
+            "against its own hashes only"
+            if path.is_file()
+            else "anchor: none (a folder; anchors are the checksums of a zip)"
+        )
         return
-    if not path.is_file():
-        raise PackageError(f"{path}: no such package folder or zip")
-    with tempfile.TemporaryDirectory(prefix="dmbench-check-") as tmp:
-        extract_zip(path, Path(tmp))
-        yield Path(tmp)
+    for source, algorithm, expected in anchors:
+        if not expected:
+            report.differences.append(
+                Difference("anchor", f"{source} does not list {path.name}", cause=True)
+            )
+            continue
+        actual = _digest(path, algorithm)
+        if actual == expected:
+            report.lines.append(f"anchor: {path.name} has the {algorithm} {source} gives")
+        else:
+            report.differences.append(
+                Difference(
+                    "anchor",
+                    f"{path.name}: its {algorithm} is {actual}, {source} gives {expected}; "
+                    "this is not the file the record lists",
+                    cause=True,
+                )
+            )
 
 
 def _validation(package_dir: Path, report: CheckReport) -> None:
     validation = validate_package(package_dir)
     for issue in validation.issues:
-        report.differences.append(Difference(f"validate {issue.type}", f"{issue.location}: {issue.message}"))
+        report.differences.append(
+            Difference(f"validate {issue.type}", f"{issue.location}: {issue.message}", cause=True)
+        )
     report.lines.append(
         f"validate: {'valid' if validation.valid else 'INVALID'} "
         f"({len(validation.checks)} checks, {len(validation.issues)} issue(s))"
@@ -251,11 +321,27 @@ def _tables(package_dir: Path, report: CheckReport) -> None:
     )
 
 
-def check(path: Path) -> CheckReport:
-    """Check the package folder or zip at ``path``; see the module."""
+def check(path: Path, sha256: str | None = None, md5: str | None = None) -> CheckReport:
+    """Check the package folder or zip at ``path`` (anchored on ``sha256``/``md5`` and a
+    ``SHA256SUMS`` beside a zip); see the module."""
     started = time.perf_counter()
+    path = Path(path)
     report = CheckReport(str(path))
-    with opened(Path(path)) as package_dir:
+    if not path.exists():
+        raise PackageError(f"{path}: no such package folder or zip")
+    _anchor(path, report, sha256, md5)
+    try:
+        _check_opened(path, report)
+    except PackageError as exc:
+        if path.is_dir() or not report.differences:
+            raise
+        report.differences.append(Difference("zip", exc.one_line(), cause=True))
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _check_opened(path: Path, report: CheckReport) -> None:
+    with opened_package(path) as package_dir:
         settle_interrupted_swap(package_dir)
         if not (package_dir / DESCRIPTOR).is_file():
             raise PackageError(
@@ -283,5 +369,10 @@ def check(path: Path) -> CheckReport:
             _tables(package_dir, report)
         except DmbenchError as exc:
             report.differences.append(Difference("tables", exc.one_line()))
-    report.seconds = time.perf_counter() - started
-    return report
+        if not path.is_dir():  # name paths inside the package, not the extraction folder
+            inside = f"{package_dir}/"
+            report.differences = [
+                Difference(d.check, d.where.replace(inside, ""), d.shipped, d.recomputed, d.cause)
+                for d in report.differences
+            ]
+            report.lines = [line.replace(inside, "") for line in report.lines]

