@@ -3,4 +3,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-exec .venv/bin/python -m pytest "$@"
+# Two workers, a test module each at a time (module fixtures stay in one process); set
+# DMBENCH_TEST_WORKERS=0 to run in this process.
+exec .venv/bin/python -m pytest -n "${DMBENCH_TEST_WORKERS:-2}" --dist loadfile "$@"

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 from results_support import copy_package
 
-from dmbench.flows.changes import score_runs
+from dmbench.errors import PackageError
+from dmbench.flows.changes import score_metrics, score_runs
 from dmbench.metrics import PUBLISHED_METRIC, STANDARD_METRIC
 from dmbench.package import load_records
 from dmbench.runs import rescoring as scoring
@@ -39,6 +40,20 @@ def test_verify_and_score_reuse_the_rows_they_are_given(package_and_rows, monkey
     for run in select_runs(package, RULE_BASED_DS2):
         stored = [r for r in read_scores(run.path) if r.origin == "recomputed"]
         assert tuple(stored) == rescored.rows[run.info.run_id]
+
+
+def test_metrics_scored_together_are_stored_as_scored_one_by_one(package_and_rows, tmp_path):
+    package, rescored = package_and_rows
+    metrics = (PUBLISHED_METRIC, STANDARD_METRIC)
+    apart = copy_package(tmp_path / "apart")
+    for metric in metrics:
+        score_runs(apart, metric, RULE_BASED_DS2)
+    results = score_metrics(package, metrics, RULE_BASED_DS2, rescored={PUBLISHED_METRIC: rescored})
+    assert [(r.metric, r.records) for r in results] == [(m, 24) for m in metrics]
+    for run_id in RULE_BASED_DS2:
+        together = (package / "runs" / run_id / "scores.jsonl").read_bytes()
+        assert together == (apart / "runs" / run_id / "scores.jsonl").read_bytes()
+        assert together.count(b'"origin": "recomputed"') == 2 * 8
 
 
 def test_rows_of_another_metric_are_refused(package_and_rows):
@@ -101,3 +116,22 @@ class TestScoringMemo:
         assert explain(reference, generated, "metrik-1") is explained
         score = score_benchmark(reference, generated, "metrik-1")
         assert score.class_score == explained.class_score
+
+
+def test_a_score_file_read_again_follows_its_bytes(package_and_rows):
+    """Rows are made once per file content: a changed file is read anew, and a row check still
+    names its line when the rows come from the memo."""
+    package, _rescored = package_and_rows
+    run = select_runs(package, RULE_BASED_DS2[:1])[0]
+    path = run.path / "scores.jsonl"
+    first = read_scores(run.path)
+    assert read_scores(run.path) == first
+    changed = first[0].class_score / 2 + 0.125
+    text = path.read_text(encoding="utf-8").replace(
+        f'"class_score": {first[0].class_score!r}', f'"class_score": {changed!r}', 1
+    )
+    path.write_text(text, encoding="utf-8")
+    assert read_scores(run.path)[0].class_score == changed
+    assert read_scores(run.path)[1:] == first[1:]
+    with pytest.raises(PackageError, match=r"scores\.jsonl, line 1: record .* is not a record"):
+        read_scores(run.path, record_ids={"ds2-Elsewhere"})

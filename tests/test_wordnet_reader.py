@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from dmbench.metrics._wordnet_reader import find_line, import_nltk, lean_wordnet, synset_offsets
-from dmbench.metrics._wordsim import tokenize
+from dmbench.metrics._wordsim import _perceptron_tagger, tokenize
 from dmbench.metrics.nltk_data import use_data_dirs
 
 pytestmark = pytest.mark.needs_nltk
@@ -117,6 +117,19 @@ def test_wu_palmer_equals_nltk_on_the_golden_lemmas(readers, golden_lemmas):
             partners = zip(lean.synsets(other)[:2], stock.synsets(other)[:2], strict=True)
             for mine2, nltks2 in partners:
                 assert mine1.wup_similarity(mine2) == nltks1.wup_similarity(nltks2), (mine1, mine2)
+
+
+def test_tagger_equals_nltk_and_tags_the_golden_words_alike(readers, golden_words):
+    from nltk.tag.perceptron import PerceptronTagger
+
+    stock, ours = PerceptronTagger(), _perceptron_tagger()
+    assert ours.model.weights == stock.model.weights
+    assert (ours.tagdict, ours.classes, ours.model.classes) == (
+        stock.tagdict,
+        stock.classes,
+        stock.model.classes,
+    )
+    assert ours.tag(golden_words) == stock.tag(golden_words)
 
 
 def test_find_line_bisects_a_sorted_index():

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, Any
@@ -73,26 +73,49 @@ def score_runs(
     ``rescored`` (rows of ``metric`` for these runs, e.g. from verification) is stored as it is
     instead of being computed a second time.
     """
-    started = time.perf_counter()
+    given = {} if rescored is None else {metric: rescored}
+    return score_metrics(package_dir, (metric,), run_ids, workers, given)[0]
+
+
+def score_metrics(
+    package_dir: Path,
+    metrics: Sequence[str],
+    run_ids: Sequence[str] | None = None,
+    workers: int | None = None,
+    rescored: Mapping[str, Rescored] | None = None,
+) -> list[ScoringResult]:
+    """``score_runs`` for several metrics at once: each run's score file is written once and
+    the tables refreshed once, however many metrics (the main job scores six)."""
     require_package(package_dir)
+    results, all_rescored = [], []
     with package_lock(package_dir):
         runs = select_runs(package_dir, run_ids)
-        if rescored is None:
-            rescored = rescore(load_records(package_dir), runs, metric, workers)
-        elif rescored.metric != metric or not {r.info.run_id for r in runs} <= set(rescored.rows):
-            raise ValueError("the given rows are not of this metric and these runs")
+        records = None
+        for metric in metrics:
+            started = time.perf_counter()
+            given = (rescored or {}).get(metric)
+            if given is None:
+                records = records or load_records(package_dir)
+                given = rescore(records, runs, metric, workers)
+            elif given.metric != metric or not {r.info.run_id for r in runs} <= set(given.rows):
+                raise ValueError("the given rows are not of this metric and these runs")
+            all_rescored.append(given)
+            rows = [row for rows in given.rows.values() for row in rows]
+            results.append(
+                ScoringResult(
+                    metric=metric,
+                    runs=len(runs),
+                    records=len(rows),
+                    distinct_pairs=given.distinct_pairs,
+                    errors=sum(row.error is not None for row in rows),
+                    seconds=time.perf_counter() - started,
+                )
+            )
         for run in runs:
-            replace_scores(run.path, rescored.rows[run.info.run_id])
+            run_id = run.info.run_id
+            replace_scores(run.path, [row for r in all_rescored for row in r.rows[run_id]])
         refresh(package_dir)
-    all_rows = [row for rows in rescored.rows.values() for row in rows]
-    return ScoringResult(
-        metric=metric,
-        runs=len(runs),
-        records=len(all_rows),
-        distinct_pairs=rescored.distinct_pairs,
-        errors=sum(row.error is not None for row in all_rows),
-        seconds=time.perf_counter() - started,
-    )
+    return results
 
 
 def _check_run_file(run: Run) -> None:
@@ -279,4 +302,3 @@ def judge_own_pairs(
     for judge in judges:
         judge.chat.server_info()
     return judge_pairs(judges, instances, workers)
-

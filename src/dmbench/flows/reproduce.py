@@ -15,7 +15,7 @@ from pathlib import Path
 
 from dmbench.core import paths
 from dmbench.errors import MissingPrerequisiteError, SourceError
-from dmbench.flows.changes import score_runs
+from dmbench.flows.changes import score_metrics
 from dmbench.metrics import (
     METRICS,
     PUBLISHED_METRIC,
@@ -114,10 +114,9 @@ def reproduce(
         return report.ok, summary, report.render()
 
     def do_score() -> tuple[bool, str, str]:
-        results = [
-            score_runs(package_dir, m, None, workers, shared[0] if m == PUBLISHED_METRIC else None)
-            for m in METRICS
-        ]
+        results = score_metrics(
+            package_dir, tuple(METRICS), None, workers, {PUBLISHED_METRIC: shared[0]}
+        )
         summary = ", ".join(f"{r.metric}: {r.records} outputs of {r.runs} runs" for r in results)
         return True, summary, ""
 

@@ -275,8 +275,16 @@ def _edges(diagram: Diagram) -> list[Edge]:
 
 
 def _edge_cost(a: Edge, b: Edge) -> float:
-    """0 for the same pair of class names; computed even then, as upstream can crash in it."""
-    distance = _relationships_distance(a.relationships, b.relationships)
+    """0 for the same pair of class names; computed even then, as upstream can crash in it.
+
+    Most edges hold one relationship: their distance is computed directly, as hashing the two
+    relationships for the memo costs more than the memoised distances it would look up.
+    """
+    first, second = a.relationships, b.relationships
+    if len(first) == 1 and len(second) == 1:
+        distance = _relation_distance(first[0], second[0])
+    else:
+        distance = _relationships_distance(first, second)
     return 0.0 if a.id == b.id else distance
 
 

@@ -248,6 +248,10 @@ class _CommonEdges:
         best: list[int] = []
         chosen: list[int] = []
         nodes, adjacency, of_edge = self._nodes, self._adjacency, self._of_edge
+        # A node's colour class excludes itself and its neighbours: one mask per node.
+        excluded = [~(bits | 1 << node) for node, bits in enumerate(adjacency)]
+        # And every node of a node's reference edge: one mask per node.
+        other_edges = [~of_edge[i] for i, _ in nodes]
 
         def search(pool: int) -> None:
             nonlocal best
@@ -263,9 +267,9 @@ class _CommonEdges:
                     best = list(chosen)
                 return
             margin = len(best) - len(chosen)
-            if _edges_in(pool, nodes, of_edge, margin) <= margin:
+            if _edges_in(pool, other_edges, margin) <= margin:
                 return
-            if _colour_bound(pool, adjacency, margin) <= margin:
+            if _colour_bound(pool, excluded, margin) <= margin:
                 return
             edge = nodes[_lowest(pool)][0]
             search(pool & ~of_edge[edge])
@@ -321,26 +325,28 @@ def _lowest(bits: int) -> int:
     return (bits & -bits).bit_length() - 1
 
 
-def _edges_in(pool: int, nodes: Sequence[tuple[int, int]], of_edge: Sequence[int], margin: int) -> int:
-    """How many reference edges still have a candidate (counting stops past ``margin``)."""
+def _edges_in(pool: int, other_edges: Sequence[int], margin: int) -> int:
+    """How many reference edges still have a candidate (counting stops past ``margin``);
+    ``other_edges[n]`` clears every node of node n's reference edge."""
     count = 0
     while pool and count <= margin:
         count += 1
-        pool &= ~of_edge[nodes[_lowest(pool)][0]]
+        pool &= other_edges[(pool & -pool).bit_length() - 1]
     return count
 
 
-def _colour_bound(pool: int, adjacency: Sequence[int], margin: int) -> int:
+def _colour_bound(pool: int, excluded: Sequence[int], margin: int) -> int:
     """Colour classes of a greedy colouring (sets of mutually exclusive pairs), stopping past
-    ``margin``: no clique in ``pool`` is larger."""
+    ``margin``: no clique in ``pool`` is larger. ``excluded[n]`` clears node n and its
+    neighbours."""
     colours = 0
     while pool and colours <= margin:
         colours += 1
         uncoloured = pool
         while uncoloured:
             low = uncoloured & -uncoloured
-            uncoloured &= ~adjacency[low.bit_length() - 1] & ~low
-            pool &= ~low
+            uncoloured &= excluded[low.bit_length() - 1]
+            pool ^= low
     return colours
 
 

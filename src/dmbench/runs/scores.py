@@ -13,7 +13,7 @@ from typing import Any
 
 from dmbench.core import atomic
 from dmbench.core.inputs import dataclass_from_json
-from dmbench.runs.jsonl import json_line, read_rows
+from dmbench.runs.jsonl import json_line, read_rows_once, remember_rows
 
 SCORES_FILE = "scores.jsonl"
 
@@ -42,12 +42,18 @@ class ScoreRow:
 
 def read_scores(run_dir: Path, record_ids: Container[str] | None = None) -> list[ScoreRow]:
     """The run's score rows; with ``record_ids``, a row of any other record is an error."""
-    path = Path(run_dir) / SCORES_FILE
-    rows = read_rows(
-        path, lambda data: dataclass_from_json(ScoreRow, data), "score", key=lambda r: r.key,
+    return read_rows_once(
+        Path(run_dir) / SCORES_FILE, _score_row, "score", key=_row_key,
         check=None if record_ids is None else unknown_record(record_ids),
     )  # fmt: skip
-    return list(rows)
+
+
+def _score_row(data: Any) -> ScoreRow:
+    return dataclass_from_json(ScoreRow, data)
+
+
+def _row_key(row: ScoreRow) -> tuple[str, str, str, str]:
+    return row.key
 
 
 def unknown_record(record_ids: Container[str]) -> Callable[[Any], str | None]:
@@ -64,7 +70,9 @@ def unknown_record(record_ids: Container[str]) -> Callable[[Any], str | None]:
 
 def write_scores(run_dir: Path, rows: list[ScoreRow]) -> None:
     text = "".join(json_line(asdict(r)) for r in rows)
-    atomic.write_text(Path(run_dir) / SCORES_FILE, text)
+    path = Path(run_dir) / SCORES_FILE
+    atomic.write_text(path, text)
+    remember_rows(path, _score_row, text, rows)
 
 
 def replace_scores(run_dir: Path, rows: Sequence[ScoreRow]) -> None:

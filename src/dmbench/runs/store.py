@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Container, Iterator
+from collections.abc import Container
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,7 +21,7 @@ from dmbench.candidates.base import CandidateOutput
 from dmbench.core import atomic
 from dmbench.core.inputs import BOM, dataclass_from_json, parse_json
 from dmbench.errors import PackageError
-from dmbench.runs.jsonl import append_line, json_line, read_rows
+from dmbench.runs.jsonl import append_line, json_line, read_rows_once
 from dmbench.runs.scores import ScoreRow, read_scores, unknown_record
 from dmbench.sources.records import RECORDS_PATH, read_records
 
@@ -145,11 +145,13 @@ class Run:
         atomic.write_json(self.path / RUN_FILE, self.info.to_dict())
 
 
-def read_outputs(path: Path, record_ids: Container[str] | None = None) -> Iterator[OutputRow]:
+def read_outputs(path: Path, record_ids: Container[str] | None = None) -> list[OutputRow]:
     check = None if record_ids is None else unknown_record(record_ids)
-    return read_rows(
-        path, OutputRow.from_dict, "output", key=lambda row: row.record_id, check=check
-    )
+    return read_rows_once(path, OutputRow.from_dict, "output", key=_record_id, check=check)
+
+
+def _record_id(row: OutputRow) -> str:
+    return row.record_id
 
 
 def cut_torn_tail(path: Path) -> None:
