@@ -4,7 +4,7 @@ The public API (see the README's "Python API")::
 
     import dmbench
     package = dmbench.Package(".")      # records(), runs(), outputs(), scores(), validate(), ...
-    dmbench.parse(text)                 # PlantUML -> Diagram (``reading="compat"``: as metrik-4)
+    dmbench.parse(text)                 # PlantUML -> Diagram (standard reading by default)
     dmbench.score_pair(reference, generated)
     dmbench.candidates()                # the candidates' specs: name, upstream name, options ...
 
