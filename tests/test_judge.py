@@ -30,8 +30,8 @@ from dmbench.judge import (
     reference_position,
     score,
 )
-from dmbench.judge.criteria import parse_criteria
 from dmbench.judge.blind import blind_form
+from dmbench.judge.criteria import parse_criteria
 from dmbench.judge.prompt import FORBIDDEN, SYSTEM, reply_schema, user_message
 from dmbench.llm import CacheMissError, OllamaChat, ResponseCache
 

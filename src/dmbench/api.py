@@ -62,6 +62,9 @@ from dmbench.sources.records import ALL_DATASETS, DATASET_CHOICES, RECORD_FIELDS
 from dmbench.tables import SCORE_SOURCES
 from dmbench.tables.agreement import agreement_csv, agreement_markdown, agreement_table
 from dmbench.tables.errata import write_errata
+from dmbench.tables.leaderboard_files import judge_leaderboard
+from dmbench.tables.leaderboard_files import write_leaderboard as write_leaderboard_file
+from dmbench.tables.render import TableSet, build_tables, write_tables
 from dmbench.tables.validity import (
     VALIDITY_FIELDS,
     validity_csv_rows,
@@ -69,9 +72,6 @@ from dmbench.tables.validity import (
     validity_table,
     write_validity,
 )
-from dmbench.tables.leaderboard_files import judge_leaderboard
-from dmbench.tables.leaderboard_files import write_leaderboard as write_leaderboard_file
-from dmbench.tables.render import TableSet, build_tables, write_tables
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from dmbench import core
 from dmbench.api import (
     API_URLS,
     TOKEN_ENV,
@@ -17,7 +18,6 @@ from dmbench.api import (
     upload_deposit,
 )
 from dmbench.cli._options import elapsed, package_option
-from dmbench import core
 from dmbench.errors import MissingPrerequisiteError
 
 API_URL_ENV = "DMBENCH_ZENODO_API"

@@ -11,9 +11,9 @@ from typing import IO, Any
 import click
 
 import dmbench
+from dmbench import core
 from dmbench.api import DATASET_CHOICES, Package
 from dmbench.cli._options import package_option
-from dmbench import core
 from dmbench.errors import OptionError
 
 SPECS = dmbench.candidates()

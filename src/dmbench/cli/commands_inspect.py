@@ -6,9 +6,9 @@ from pathlib import Path
 
 import click
 
+from dmbench import core
 from dmbench.api import Package
 from dmbench.cli._options import package_option
-from dmbench import core
 
 
 @click.command("import-inspect")

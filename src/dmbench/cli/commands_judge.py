@@ -11,6 +11,7 @@ from typing import IO
 
 import click
 
+from dmbench import core
 from dmbench.api import (
     CONTROLS,
     JUDGE,
@@ -21,7 +22,6 @@ from dmbench.api import (
 )
 from dmbench.cli._options import elapsed, package_option, sources_option
 from dmbench.cli.commands_generate import ProgressBar
-from dmbench import core
 from dmbench.errors import OptionError, PackageError
 
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import click
 
-from dmbench.cli._metric_option import metric_option
 from dmbench import core
+from dmbench.cli._metric_option import metric_option
 from dmbench.metrics import (
     SCORE_NAMES,
     download_nltk_data,

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import click
 
+from dmbench import core
 from dmbench.api import quirk_tables
 from dmbench.cli._options import sources_option
-from dmbench import core
 
 
 @click.command("quirks")

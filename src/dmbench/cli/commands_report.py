@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from dmbench import core
 from dmbench.api import (
     LAYOUT,
     PLANTUML_VERSION,
@@ -17,7 +18,6 @@ from dmbench.api import (
     write_drawings,
 )
 from dmbench.cli._options import package_option
-from dmbench import core
 
 
 @click.command()

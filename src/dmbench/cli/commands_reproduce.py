@@ -7,9 +7,9 @@ from pathlib import Path
 
 import click
 
+from dmbench import core
 from dmbench.api import run_pipeline
 from dmbench.cli._options import elapsed, package_option, sources_option
-from dmbench import core
 
 
 @click.command()

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import click
 
+from dmbench import core
 from dmbench.api import SCORE_SOURCES, Package, require_package, write_errata, write_tables
 from dmbench.cli._metric_option import metric_option
 from dmbench.cli._options import elapsed, package_option, sources_option
-from dmbench import core
 
 workers_option = click.option(
     "--workers",

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import click
 
+from dmbench import core
 from dmbench.api import DEFAULT_BASE_URL, DESCRIPTOR, Package, fetch, write_metadata
 from dmbench.cli._options import elapsed, package_option, sources_option
-from dmbench import core
 
 
 @click.group()

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import click
 
+from dmbench import core
 from dmbench.api import agreement_csv, agreement_markdown, agreement_table, require_package
 from dmbench.cli._options import elapsed, package_option, sources_option
-from dmbench import core
 from dmbench.metrics import METRICS
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from dmbench import core
 from dmbench.api import (
     VALIDITY_FIELDS,
     validity_csv_rows,
@@ -15,8 +16,6 @@ from dmbench.api import (
     write_validity,
 )
 from dmbench.cli._options import package_option
-from dmbench import core
-
 
 
 @click.command()

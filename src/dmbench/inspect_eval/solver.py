@@ -26,8 +26,8 @@ from inspect_ai.model import (
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from dmbench.inspect_eval.logs import OUTPUT_KEY
-from dmbench.llm.llm_candidate import LLMCandidate
 from dmbench.llm.client import ChatReply, reply_text
+from dmbench.llm.llm_candidate import LLMCandidate
 
 
 def generate_config(candidate: LLMCandidate, temperature: float | None) -> GenerateConfig:

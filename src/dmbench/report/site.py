@@ -46,7 +46,6 @@ from dmbench.tables.render import (
 )
 from dmbench.tables.results import PAPER_TABLES
 
-
 _CODE_SUFFIXES = {".py", ".html", ".css", ".js", ".lark", ".json"}
 _ASSETS = ("style.css", "tables.js")
 REPORT_FILES = ("*.html", *_ASSETS, "diagrams", "plots")
