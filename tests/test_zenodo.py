@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 import subprocess
 import zipfile
 
@@ -125,6 +126,31 @@ class TestCommand:
         monkeypatch.delenv(TOKEN_ENV, raising=False)
         result = CliRunner().invoke(main, ["deposit", "--upload", "--out", str(tmp_path)])
         assert result.exit_code == 1 and "$ZENODO_TOKEN is not set" in result.output
+
+    @pytest.mark.needs_shared
+    @pytest.mark.parametrize("refused", ["foreign --out", "no validity"])
+    def test_what_the_build_refuses_is_refused_before_a_draft_exists(
+        self, zenodo, tmp_path, monkeypatch, refused
+    ) -> None:
+        """A draft reserves a DOI on Zenodo: a deposit the build would refuse must not leave
+        one behind."""
+        monkeypatch.setenv(TOKEN_ENV, TOKEN)
+        monkeypatch.setenv(API_URL_ENV, zenodo.api)
+        out, package = tmp_path / "deposit", deposit_ready_package()
+        if refused == "foreign --out":
+            out.mkdir()
+            (out / "thesis.tex").write_text("keep me", "utf-8")
+        else:
+            package = shutil.copytree(package, tmp_path / "package", symlinks=True)
+            (package / "results" / "validity.csv").unlink()
+        result = CliRunner().invoke(
+            main,
+            ["deposit", "--upload", "--draft", "--out", str(out), "--repo", str(ROOT),
+             "--package", str(package)],
+        )
+        assert result.exit_code == 1, result.output
+        assert ("did not write" if refused == "foreign --out" else "validity.csv") in result.output
+        assert zenodo.requests == [] and zenodo.depositions == {}
 
     @pytest.mark.needs_shared
     def test_the_reserved_doi_goes_into_the_build_and_every_file_is_uploaded(

@@ -234,8 +234,8 @@ def import_inspect_logs(package_dir: Path, logs: Sequence[Path]) -> list[Importe
         seen[plan.info.run_id] = plan.log
     results = []
     with package_lock(package_dir):
-        for plan in plans:
-            added = not _already_imported(package_dir, plan)
+        new = [not _already_imported(package_dir, plan) for plan in plans]  # refuse before writing
+        for plan, added in zip(plans, new, strict=True):
             if added:
                 _write(package_dir, plan)
             results.append(

@@ -22,7 +22,6 @@ from dmbench.judge.judging import (
     raw_reply,
     reference_position,
 )
-from dmbench.judge.leaderboard import leaderboard_rows
 from dmbench.judge.pairs import judge_pairs, read_pairs
 from dmbench.judge.protocol_scores import ratio, score
 from dmbench.judge.runs import list_judge_runs, open_judge_run, run_judgements, targets
@@ -45,7 +44,6 @@ __all__ = [
     "judge_in_order",
     "judge_instance",
     "judge_pairs",
-    "leaderboard_rows",
     "list_judge_runs",
     "load_criteria",
     "model_family",

@@ -226,8 +226,3 @@ def leaderboard_entries(
             row["rank"] = 1 + sum(other["overall"] > row["overall"] for other in ranked)
         out.append(entries)
     return out
-
-
-def leaderboard_rows(package_dir: Path, judge_run_id: str | None = None) -> list[dict[str, Any]]:
-    """The rows of every board (or of judge run ``judge_run_id`` alone)."""
-    return [e.row for board in leaderboard_entries(package_dir, judge_run_id) for e in board]

@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -436,9 +436,3 @@ def run_judgements(
     }
     run.save_info()
     return publish(run)
-
-
-def stored_rows(runs: Sequence[JudgeRun]) -> Iterator[tuple[JudgeRun, dict[str, Any]]]:
-    for run in runs:
-        for row in run.rows():
-            yield run, row

@@ -46,8 +46,3 @@ def remembered(metric: str, reference: str, generated: str, compute: Callable[[]
     if isinstance(entry, Exception):
         raise entry.with_traceback(None)
     return cast(T, entry)
-
-
-def forget() -> None:
-    """Empty the memo (for a test that must see a metric compute)."""
-    _entries.clear()

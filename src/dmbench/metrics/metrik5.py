@@ -191,17 +191,6 @@ def _inter(first: ClassGraph, second: ClassGraph) -> float:
     return _normalised_cost(cost, size)
 
 
-def _inter_graph(graph: ClassGraph) -> nx.MultiDiGraph:
-    import networkx as nx
-
-    built = nx.MultiDiGraph()
-    for position in range(len(graph.nodes)):
-        built.add_node(position, tag="vc")
-    for source, target, tag in graph.edges:
-        built.add_edge(source, target, tag=tag)
-    return built
-
-
 def _networkx_ged(first: nx.MultiDiGraph, second: nx.MultiDiGraph) -> tuple[float | None, int]:
     """Upstream's GED choice for any pair of graphs, with the size it is normalised by."""
     import networkx as nx

@@ -175,10 +175,8 @@ def _results_resources(staging: Path) -> list[ResourceSpec]:
 VALIDITY_TITLE = "PlantUML's verdict on the canonical outputs and the references"
 
 
-def _validity_resource(package_dir: Path, staging: Path) -> ResourceSpec:
-    """PlantUML's verdict as the main job wrote it into the package's ``results/``. Drawing
-    needs Java and Graphviz, so the deposit ships it as made and ``check`` checks its hash
-    (redrawing it only with ``--plantuml``)."""
+def _require_validity(package_dir: Path) -> Path:
+    """The package's ``results/`` holding PlantUML's verdict, or the refusal naming the fix."""
     source = package_dir / RESULTS_DIR
     missing = [n for n in VALIDITY_FILES if (source / n).is_symlink() or not (source / n).is_file()]
     if missing:
@@ -186,6 +184,14 @@ def _validity_resource(package_dir: Path, staging: Path) -> ResourceSpec:
             f"{source}: no {', '.join(missing)} (PlantUML's verdict, which the deposit ships)",
             hint=f"`dmbench validity --out {source}` writes them, as the main job does",
         )
+    return source
+
+
+def _validity_resource(package_dir: Path, staging: Path) -> ResourceSpec:
+    """PlantUML's verdict as the main job wrote it into the package's ``results/``. Drawing
+    needs Java and Graphviz, so the deposit ships it as made and ``check`` checks its hash
+    (redrawing it only with ``--plantuml``)."""
+    source = _require_validity(package_dir)
     for name in VALIDITY_FILES:
         shutil.copyfile(source / name, staging / RESULTS_DIR / name)
     try:
@@ -413,6 +419,10 @@ def upload_deposit(
     """Reserve the DOI on a Zenodo draft, build the deposit with it, upload and check it."""
     state = git_state(Path(repo or package_dir))
     refuse_dirty(state.dirty, draft)
+    # What build_deposit would refuse is refused before a draft (and its DOI) exists on Zenodo.
+    refuse_foreign(Path(os.path.abspath(out_dir)), Path(package_dir).resolve(), "deposit",
+                   own_files=DEPOSIT_FILES)  # fmt: skip
+    _require_validity(Path(package_dir).resolve())
     if new_version_of is None:
         citation = read_citation(Path(repo or package_dir))
         refuse_nameless(citation, draft)

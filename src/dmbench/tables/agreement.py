@@ -37,7 +37,6 @@ from dmbench.tables.statistics import (
 )
 
 OVERALL = "overall"
-AGREEMENT_ELEMENTS = (*ELEMENTS, OVERALL)
 SOURCES = ("published", "dmbench")
 AGREEMENT_FIELDS = (
     "metric",
