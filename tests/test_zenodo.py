@@ -19,6 +19,7 @@ from dmbench.cli.commands_deposit import API_URL_ENV
 from dmbench.package.zenodo import TOKEN_ENV, ZenodoClient, ZenodoError
 from dmbench.release.deposit import METADATA_FILE, PACKAGE_ZIP
 from dmbench.report.outdir import MARKER
+from dmbench.tables.validity import VALIDITY_FILES
 
 
 @pytest.fixture
@@ -89,6 +90,9 @@ class TestCommand:
         subprocess.run(["git", "-C", repo, "commit", "-qm", "an author"], check=True)
         monkeypatch.setenv(TOKEN_ENV, "wrong")
         monkeypatch.setenv(API_URL_ENV, zenodo.api)
+        (tmp_path / "results").mkdir()  # the verdict the deposit ships: checked before the draft
+        for name in VALIDITY_FILES:
+            (tmp_path / "results" / name).write_text("", "utf-8")
         result = CliRunner().invoke(
             main, ["deposit", "--upload", "--out", str(tmp_path / "out"), "--repo", str(repo),
                    "--package", str(tmp_path)],

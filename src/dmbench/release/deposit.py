@@ -419,13 +419,14 @@ def upload_deposit(
     """Reserve the DOI on a Zenodo draft, build the deposit with it, upload and check it."""
     state = git_state(Path(repo or package_dir))
     refuse_dirty(state.dirty, draft)
+    citation = read_citation(Path(repo or package_dir))
+    if new_version_of is None:
+        refuse_nameless(citation, draft)
     # What build_deposit would refuse is refused before a draft (and its DOI) exists on Zenodo.
     refuse_foreign(Path(os.path.abspath(out_dir)), Path(package_dir).resolve(), "deposit",
                    own_files=DEPOSIT_FILES)  # fmt: skip
     _require_validity(Path(package_dir).resolve())
     if new_version_of is None:
-        citation = read_citation(Path(repo or package_dir))
-        refuse_nameless(citation, draft)
         record = client.create_draft(zenodo_metadata(citation, build_epoch(state))["metadata"])
     else:
         record = client.new_version(new_version_of)
