@@ -7,13 +7,10 @@ or, in a module that reads it on import, call :func:`require_shared` first.
 
 from __future__ import annotations
 
-import atexit
 import json
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -70,12 +67,11 @@ def require_shared() -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    # One render cache for the session: the many package copies hold the same diagrams, and a
-    # cold render of them all is a minute of PlantUML.
-    if "DMBENCH_RENDER_CACHE" not in os.environ:
-        cache = tempfile.mkdtemp(prefix="dmbench-render-")
-        atexit.register(shutil.rmtree, cache, True)
-        os.environ["DMBENCH_RENDER_CACHE"] = cache
+    # One folder for the session, made here so that pytest-xdist's workers inherit it: the
+    # packages the results tests share, and one render cache (the many package copies hold the
+    # same diagrams, and a cold render of them all is a minute of PlantUML).
+    session = results_support.session_dir()
+    os.environ.setdefault("DMBENCH_RENDER_CACHE", str(session / "render"))
     config.addinivalue_line(
         "markers", "needs_shared: the test reads ../shared; skipped when it is absent"
     )

@@ -1,16 +1,21 @@
-"""The package the results tests share, built once per test session from ``../shared/upstream``.
+"""The packages the results tests share, built once per test session from ``../shared/upstream``.
 
-pytest runs a session fixture once per defining module when several modules import it, so the
-expensive steps (the build, the full verification) are cached here and the tests' fixtures call
-them.
+They live in one session folder (``$DMBENCH_TEST_SESSION``, made by the first process that asks
+and inherited by pytest-xdist's workers), each made under a file lock by whichever worker needs it
+first, so the two workers do not both build, score and draw the same package. Within a process
+the steps are cached here too: pytest runs a session fixture once per defining module when several
+modules import it, so the tests' fixtures call these functions.
 """
 
 from __future__ import annotations
 
 import atexit
+import fcntl
 import functools
+import os
 import shutil
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from dmbench.flows.changes import score_runs
@@ -19,6 +24,32 @@ from dmbench.package import build
 from dmbench.runs.verify import VerifyReport, verify
 
 UPSTREAM = Path(__file__).resolve().parents[2] / "shared" / "upstream"
+SESSION_ENV = "DMBENCH_TEST_SESSION"
+
+
+def session_dir() -> Path:
+    """The test session's shared folder: made, and named in the environment for the processes
+    started after it (the workers), by the first process that asks; removed when it exits."""
+    if SESSION_ENV not in os.environ:
+        folder = tempfile.mkdtemp(prefix="dmbench-tests-")
+        atexit.register(shutil.rmtree, folder, True)
+        os.environ[SESSION_ENV] = folder
+    return Path(os.environ[SESSION_ENV])
+
+
+def _made_once(name: str, make: Callable[[Path], None]) -> Path:
+    """``<session>/<name>/package``, made by ``make(package)`` in the first process to ask; a
+    second process waits on the lock and reads the finished package."""
+    folder = session_dir() / name
+    with open(session_dir() / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not folder.is_dir():
+            staging = session_dir() / f".{name}-staging"
+            shutil.rmtree(staging, ignore_errors=True)  # left by a worker that died making it
+            staging.mkdir()
+            make(staging / "package")
+            os.replace(staging, folder)
+    return folder / "package"
 
 
 @functools.cache
@@ -30,10 +61,7 @@ def built_package() -> Path:
     from conftest import require_shared  # conftest imports this module; import it late
 
     require_shared()
-    root = Path(tempfile.mkdtemp(prefix="dmbench-results-"))
-    atexit.register(shutil.rmtree, root, True)
-    build(root / "package", UPSTREAM)
-    return root / "package"
+    return _made_once("built", lambda package: build(package, UPSTREAM))
 
 
 @functools.cache
@@ -41,26 +69,30 @@ def standard_scored_package() -> Path:
     """A copy of the built package with the recomputed scores of every metric but the published
     one, as the main job adds them (the errata compare metrik-4-standard with the published
     values, count metrik-2's crashes and rank the candidates under every study metric)."""
-    target = Path(tempfile.mkdtemp(prefix="dmbench-results-standard-"))
-    atexit.register(shutil.rmtree, target, True)
-    package = copy_package(target / "package")
-    for metric in METRICS:
-        if metric != PUBLISHED_METRIC:
-            score_runs(package, metric)
-    return package
+
+    def make(package: Path) -> None:
+        copy_package(package)
+        for metric in METRICS:
+            if metric != PUBLISHED_METRIC:
+                score_runs(package, metric)
+
+    return _made_once("standard-scored", make)
 
 
 @functools.cache
 def deposit_ready_package() -> Path:
     """A copy of the standard-scored package with PlantUML's verdict in ``results/`` as the
-    main job writes it (a deposit ships it, so it refuses a package without it)."""
+    main job writes it (a deposit ships it, so it refuses a package without it).
+
+    Making it draws every diagram of the package into the session's render cache, so a test that
+    needs them all drawn asks for this package rather than drawing them again in parallel."""
     from dmbench.tables.validity import validity_table, write_validity
 
-    target = Path(tempfile.mkdtemp(prefix="dmbench-results-deposit-"))
-    atexit.register(shutil.rmtree, target, True)
-    package = shutil.copytree(standard_scored_package(), target / "package")
-    write_validity(validity_table(package), package / "results")
-    return package
+    def make(package: Path) -> None:
+        shutil.copytree(standard_scored_package(), package)
+        write_validity(validity_table(package), package / "results")
+
+    return _made_once("deposit-ready", make)
 
 
 def copy_package(target: Path) -> Path:

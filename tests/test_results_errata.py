@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from results_support import UPSTREAM, built_package, standard_scored_package
+from results_support import UPSTREAM, built_package, deposit_ready_package
 
 from dmbench.cli import main
 from dmbench.tables.errata import CLAIMS, check_claims, errata_markdown, load_corpus, round_half_up
@@ -26,7 +26,8 @@ DOCS_ERRATA = Path(__file__).resolve().parents[1] / "docs" / "errata.md"
 
 @pytest.fixture(scope="module")
 def document() -> str:
-    return errata_markdown(standard_scored_package(), UPSTREAM)
+    """Of the standard-scored package whose diagrams the session drew once (section 6)."""
+    return errata_markdown(deposit_ready_package(), UPSTREAM)
 
 
 @pytest.fixture(scope="module")
@@ -54,7 +55,7 @@ def test_command_writes_the_document(tmp_path: Path, document: str) -> None:
             "--out",
             str(out),
             "--package",
-            str(standard_scored_package()),
+            str(deposit_ready_package()),
             "--sources",
             str(UPSTREAM),
         ],

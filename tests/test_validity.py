@@ -6,7 +6,7 @@ import json
 
 import pytest
 from click.testing import CliRunner
-from results_support import standard_scored_package
+from results_support import deposit_ready_package
 
 from dmbench.cli import main
 from dmbench.core.csvio import csv_text
@@ -20,8 +20,9 @@ from dmbench.tables.validity import (
 
 @pytest.fixture(scope="module")
 def package():
-    """The package the errata test renders too (one render cache for both)."""
-    return standard_scored_package()
+    """The standard-scored package whose diagrams the session drew once (the deposit and
+    errata tests share the drawings)."""
+    return deposit_ready_package()
 
 
 @pytest.fixture(scope="module")
