@@ -7,6 +7,7 @@ import json
 import shutil
 import subprocess
 import zipfile
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -14,10 +15,12 @@ from conftest import ROOT
 from fake_zenodo import TOKEN, FakeZenodo
 from results_support import deposit_ready_package
 
+from dmbench._version import __version__
 from dmbench.cli import main
 from dmbench.cli.commands_deposit import API_URL_ENV
+from dmbench.package.metadata import read_citation, rendered_files
 from dmbench.package.zenodo import TOKEN_ENV, ZenodoClient, ZenodoError
-from dmbench.release.deposit import METADATA_FILE, PACKAGE_ZIP
+from dmbench.release.deposit import CODE_ZIP, METADATA_FILE, PACKAGE_ZIP
 from dmbench.report.outdir import MARKER
 from dmbench.tables.validity import VALIDITY_FILES
 
@@ -160,6 +163,8 @@ class TestCommand:
     def test_the_reserved_doi_goes_into_the_build_and_every_file_is_uploaded(
         self, zenodo, tmp_path, monkeypatch
     ) -> None:
+        """The draft's DOI is in every metadata file of both zips (the only deposit built with
+        a DOI in the tests), and the four files go up."""
         monkeypatch.setenv(TOKEN_ENV, TOKEN)
         monkeypatch.setenv(API_URL_ENV, zenodo.api)
         out = tmp_path / "deposit"
@@ -182,3 +187,19 @@ class TestCommand:
         methods = [(m, p.split("/")[2]) for m, p in zenodo.requests]
         assert methods == [("POST", "deposit"), ("PUT", "deposit"), *[("PUT", "files")] * 4]
         assert f"draft ready to review and publish: {zenodo.url}/deposit/{draft.id}" in result.output
+        code = f"dmbench-{__version__}/"  # the DOI reaches every metadata file of both zips
+        assert f'doi: "{reserved}"' in _member(out / CODE_ZIP, code + "CITATION.cff")
+        codemeta = json.loads(_member(out / CODE_ZIP, code + "codemeta.json"))
+        assert codemeta["identifier"] == f"https://doi.org/{reserved}"
+        with zipfile.ZipFile(out / CODE_ZIP) as archive:  # as `dmbench metadata` renders them
+            archive.extractall(tmp_path / "code")
+        for name, text in rendered_files(read_citation(tmp_path / "code" / code)).items():
+            assert (tmp_path / "code" / code / name).read_text("utf-8") == text, name
+        assert f'doi: "{reserved}"' in _member(out / PACKAGE_ZIP, "CITATION.cff")
+        assert json.loads(_member(out / PACKAGE_ZIP, "croissant.json"))["citeAs"].endswith(reserved)
+        assert f"https://doi.org/{reserved}" in _member(out / PACKAGE_ZIP, "README.md")
+
+
+def _member(zip_path: Path, name: str) -> str:
+    with zipfile.ZipFile(zip_path) as archive:
+        return archive.read(name).decode("utf-8")
