@@ -240,9 +240,9 @@ def test_two_and_three_judge_panels_pass_validate_build_and_check(
     try:
         for judges in (["judge-a", "judge-b"], ["judge-a", "judge-b", "judge-c"]):
             models = [arg for name in judges for arg in ("--model", name)]
-            done = shell("judge", *models, "--host", server.url, "--runs", CHEN, "--package",
-                         str(package))  # fmt: skip
-            assert done.returncode == 0, done.stderr
+            done = dmbench("judge", *models, "--host", server.url, "--runs", CHEN, "--package",
+                           str(package))  # fmt: skip
+            assert done.exit_code == 0, done.output
             assert f"judge__{'__'.join(judges)}__" in done.stdout
     finally:
         server.stop()
@@ -250,9 +250,9 @@ def test_two_and_three_judge_panels_pass_validate_build_and_check(
     for step in (["validate", str(package)],
                  ["build", "--sources", str(upstream_dir), "--package", str(package)],
                  ["validate", str(package)]):  # fmt: skip
-        done = shell(*step)
-        assert done.returncode == 0, f"{step[0]}: {done.stdout}{done.stderr}"
-    checked = shell("check", str(package))  # without results/ its tables part differs
+        done = dmbench(*step)
+        assert done.exit_code == 0, f"{step[0]}: {done.output}"
+    checked = dmbench("check", str(package))  # without results/ its tables part differs
     assert "validate: valid (" in checked.stdout, checked.stdout
     assert not [line for line in checked.stdout.splitlines() if "DIFF" in line and (
         "judge" in line or "runs/" in line)]  # fmt: skip
