@@ -3,6 +3,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-# Two workers, a test module each at a time (module fixtures stay in one process); set
-# DMBENCH_TEST_WORKERS=0 to run in this process.
-exec .venv/bin/python -m pytest -n "${DMBENCH_TEST_WORKERS:-2}" --dist loadfile "$@"
+# Two workers, a test module each at a time (module fixtures stay in one process), handed out in
+# collection order (tests/conftest.py puts the slowest files first); set DMBENCH_TEST_WORKERS=0 to
+# run in this process.
+exec .venv/bin/python -m pytest -n "${DMBENCH_TEST_WORKERS:-2}" --dist loadfile \
+  --no-loadscope-reorder "$@"
