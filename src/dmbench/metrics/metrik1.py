@@ -21,7 +21,11 @@ attributes (``parse_compat(..., keep_static=True)``).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
+
+import numpy as np
+from rapidfuzz.process import cdist
 
 from dmbench.metrics._contract import require_valid
 from dmbench.metrics._levenshtein import levenshtein
@@ -128,11 +132,10 @@ def _score(mistakes: int, elements: int) -> float:
     return max(0.0, 1.0 - mistakes / max(1, elements))
 
 
-def _overlap(reference: Class, generated: Class) -> float:
-    """Percentage of the reference class's attributes (repeats counted) named in the other."""
+def _overlap(reference: Class, names: frozenset[str]) -> float:
+    """Percentage of the reference class's attributes (repeats counted) among ``names``."""
     if not reference.attributes:
         return 0.0
-    names = {a.name for a in generated.attributes}
     shared = sum(1 for a in reference.attributes if a.name in names)
     return (shared / len(reference.attributes)) * 100.0
 
@@ -140,16 +143,32 @@ def _overlap(reference: Class, generated: Class) -> float:
 def _map_classes(
     reference: tuple[Class, ...], generated: tuple[Class, ...]
 ) -> list[tuple[Class, Class, str]]:
-    """Upstream's three greedy stages: close names, contained names, shared attributes."""
-    close, contained = [], []
-    for ref in reference:
-        for gen in generated:
-            distance = levenshtein(ref.name, gen.name)
-            key = (distance, -_overlap(ref, gen), gen.name, ref.name)
-            if distance <= 2:
-                close.append((key, ref, gen))
-            elif ref.name in gen.name or gen.name in ref.name:
-                contained.append((key, ref, gen))
+    """Upstream's three greedy stages: close names, contained names, shared attributes.
+
+    All name distances are computed at once; the loops visit only the pairs that can be
+    candidates. A name contains another only where their distance is their length difference
+    (the least any two names can have), so only those pairs are tested for containment.
+    """
+    if not reference or not generated:
+        return []
+    ref_names = [c.name for c in reference]
+    gen_names = [c.name for c in generated]
+    distances = cdist(ref_names, gen_names, scorer=levenshtein, dtype=np.int64)
+    length_gaps = np.abs(
+        np.subtract.outer([len(n) for n in ref_names], [len(n) for n in gen_names])
+    )
+    attribute_names = [frozenset(a.name for a in gen.attributes) for gen in generated]
+
+    def candidate(i: int, j: int, distance: int) -> tuple:
+        ref, gen = reference[i], generated[j]
+        return (distance, -_overlap(ref, attribute_names[j]), gen.name, ref.name), ref, gen
+
+    close = [candidate(i, j, distance) for i, j, distance in _where(distances, distances <= 2)]
+    contained = [
+        candidate(i, j, distance)
+        for i, j, distance in _where(distances, (distances > 2) & (distances == length_gaps))
+        if ref_names[i] in gen_names[j] or gen_names[j] in ref_names[i]
+    ]
     mapping: list[tuple[Class, Class, str]] = []
     taken_ref: set[str] = set()
     taken_gen: set[str] = set()
@@ -164,16 +183,24 @@ def _map_classes(
     accept(close, lambda ref, gen: EXACT if ref.name == gen.name else RENAME)
     accept(contained, lambda _ref, _gen: RENAME)
     by_overlap = []
-    for ref in reference:
+    for i, ref in enumerate(reference):
         if ref.name in taken_ref or not ref.attributes:
             continue
-        for gen in generated:
-            overlap = _overlap(ref, gen)
-            if gen.name not in taken_gen and overlap >= 50.0:
-                key = (-overlap, levenshtein(ref.name, gen.name), gen.name, ref.name)
+        for j, gen in enumerate(generated):
+            if gen.name in taken_gen:
+                continue
+            overlap = _overlap(ref, attribute_names[j])
+            if overlap >= 50.0:
+                key = (-overlap, int(distances[i, j]), gen.name, ref.name)
                 by_overlap.append((key, ref, gen))
     accept(by_overlap, lambda _ref, _gen: RENAME)
     return mapping
+
+
+def _where(values: np.ndarray, mask: np.ndarray) -> Iterator[tuple[int, int, int]]:
+    """(row, column, value) of each entry of ``values`` where ``mask`` holds."""
+    rows, columns = np.nonzero(mask)
+    return zip(rows.tolist(), columns.tolist(), values[rows, columns].tolist(), strict=True)
 
 
 def _attribute_mistakes(reference: Class, generated: Class) -> set[str]:
@@ -191,20 +218,23 @@ def _relationship_mistakes(
     """The unordered name pairs of every relationship that is unmapped or mapped with a fault."""
     ref_rels = [r for r in reference.relationships if r.kind != "association_class"]
     gen_rels = [s for s in generated.relationships if s.kind != "association_class"]
+    by_ends: dict[tuple[str, str], list[int]] = {}
+    for j, s in enumerate(gen_rels):
+        by_ends.setdefault((s.source, s.target), []).append(j)
     candidates = []
     for i, r in enumerate(ref_rels):
         if r.source not in mapped or r.target not in mapped:
             continue
-        ends = (mapped[r.source], mapped[r.target])
-        for j, s in enumerate(gen_rels):
-            if ends == (s.source, s.target):
-                inverted = False
-            elif ends == (s.target, s.source):
-                inverted = True
-            else:
-                continue
-            priority = _priority(r, s, inverted)
-            candidates.append(((-priority, s.source, s.target, i, j), i, j, inverted))
+        source, target = mapped[r.source], mapped[r.target]
+        same = [(j, False) for j in by_ends.get((source, target), ())]
+        # A relationship between a class and itself is found the same way round, never inverted.
+        inverted = (
+            [(j, True) for j in by_ends.get((target, source), ())] if source != target else []
+        )
+        for j, is_inverted in same + inverted:
+            s = gen_rels[j]
+            priority = _priority(r, s, is_inverted)
+            candidates.append(((-priority, s.source, s.target, i, j), i, j, is_inverted))
     mistakes: set[frozenset[str]] = set()
     used_ref: set[int] = set()
     used_gen: set[int] = set()
