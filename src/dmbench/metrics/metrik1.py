@@ -21,10 +21,8 @@ attributes (``parse_compat(..., keep_static=True)``).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 
-import numpy as np
 from rapidfuzz.process import cdist
 
 from dmbench.metrics._contract import require_valid
@@ -145,30 +143,26 @@ def _map_classes(
 ) -> list[tuple[Class, Class, str]]:
     """Upstream's three greedy stages: close names, contained names, shared attributes.
 
-    All name distances are computed at once; the loops visit only the pairs that can be
-    candidates. A name contains another only where their distance is their length difference
-    (the least any two names can have), so only those pairs are tested for containment.
+    The name distances of all pairs are computed in one call; the attribute names of a generated
+    class are collected once.
     """
     if not reference or not generated:
         return []
-    ref_names = [c.name for c in reference]
     gen_names = [c.name for c in generated]
-    distances = cdist(ref_names, gen_names, scorer=levenshtein, dtype=np.int64)
-    length_gaps = np.abs(
-        np.subtract.outer([len(n) for n in ref_names], [len(n) for n in gen_names])
-    )
+    distances = cdist([c.name for c in reference], gen_names, scorer=levenshtein).tolist()
     attribute_names = [frozenset(a.name for a in gen.attributes) for gen in generated]
-
-    def candidate(i: int, j: int, distance: int) -> tuple:
-        ref, gen = reference[i], generated[j]
-        return (distance, -_overlap(ref, attribute_names[j]), gen.name, ref.name), ref, gen
-
-    close = [candidate(i, j, distance) for i, j, distance in _where(distances, distances <= 2)]
-    contained = [
-        candidate(i, j, distance)
-        for i, j, distance in _where(distances, (distances > 2) & (distances == length_gaps))
-        if ref_names[i] in gen_names[j] or gen_names[j] in ref_names[i]
-    ]
+    close, contained = [], []
+    for ref, row in zip(reference, distances):
+        for j, distance in enumerate(row):
+            gen_name = gen_names[j]
+            if distance <= 2:
+                candidates = close
+            elif ref.name in gen_name or gen_name in ref.name:
+                candidates = contained
+            else:
+                continue
+            key = (distance, -_overlap(ref, attribute_names[j]), gen_name, ref.name)
+            candidates.append((key, ref, generated[j]))
     mapping: list[tuple[Class, Class, str]] = []
     taken_ref: set[str] = set()
     taken_gen: set[str] = set()
@@ -183,7 +177,7 @@ def _map_classes(
     accept(close, lambda ref, gen: EXACT if ref.name == gen.name else RENAME)
     accept(contained, lambda _ref, _gen: RENAME)
     by_overlap = []
-    for i, ref in enumerate(reference):
+    for ref, row in zip(reference, distances):
         if ref.name in taken_ref or not ref.attributes:
             continue
         for j, gen in enumerate(generated):
@@ -191,16 +185,9 @@ def _map_classes(
                 continue
             overlap = _overlap(ref, attribute_names[j])
             if overlap >= 50.0:
-                key = (-overlap, int(distances[i, j]), gen.name, ref.name)
-                by_overlap.append((key, ref, gen))
+                by_overlap.append(((-overlap, row[j], gen.name, ref.name), ref, gen))
     accept(by_overlap, lambda _ref, _gen: RENAME)
     return mapping
-
-
-def _where(values: np.ndarray, mask: np.ndarray) -> Iterator[tuple[int, int, int]]:
-    """(row, column, value) of each entry of ``values`` where ``mask`` holds."""
-    rows, columns = np.nonzero(mask)
-    return zip(rows.tolist(), columns.tolist(), values[rows, columns].tolist(), strict=True)
 
 
 def _attribute_mistakes(reference: Class, generated: Class) -> set[str]:

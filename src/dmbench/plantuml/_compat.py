@@ -23,9 +23,10 @@ from __future__ import annotations
 import re
 import string
 from bisect import bisect_right
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
+from functools import lru_cache, partial
+from typing import TypeVar
 
 from dmbench.errors import ParseError
 from dmbench.plantuml._block import find_block
@@ -190,32 +191,40 @@ def _upstream_relationship(arrow: str) -> re.Pattern[str]:
 _RELATIONSHIPS = tuple(
     (arrow, _upstream_relationship(arrow), kind, swap) for arrow, kind, swap in ARROWS
 )
-#: An ordinary line is matched by upstream's own patterns: within this length and without a run
-#: of three whitespace characters, their backtracking stays within some 20,000 steps for all
-#: 19 arrows together (found by a search for the worst such line). Any other line goes to the
-#: linear matcher.
-_ORDINARY_LENGTH = 128
+#: A short line without a run of three whitespace characters is matched by upstream's own
+#: patterns: there their backtracking stays bounded (the worst such line a search found costs
+#: some 0.2 ms for all 19 arrows together). Any other line goes to the linear matcher. Short
+#: lines are also memoised: they recur across the diagrams of a record and a study, and the
+#: bound keeps each memo small whatever the input.
+_SHORT_LINE = 128
 _WHITESPACE_RUN = re.compile(r"\s{3}")
+_MEMOISED_LINES = 1 << 14
+
+T = TypeVar("T")
+
+
+def _memoised_short_lines(read: Callable[[str], T]) -> Callable[[str], T]:
+    """``read`` of one line, memoised for lines of at most ``_SHORT_LINE`` characters."""
+    remembered = lru_cache(maxsize=_MEMOISED_LINES)(read)
+
+    def read_line(line: str) -> T:
+        return remembered(line) if len(line) <= _SHORT_LINE else read(line)
+
+    return read_line
 
 
 def _binary_relationship(line: str) -> Relationship | None:
     """The relationship of the first arrow whose upstream pattern matches ``line``, if any."""
-    if len(line) <= _ORDINARY_LENGTH and not _WHITESPACE_RUN.search(line):
-        return _ordinary_relationship(line)
+    if len(line) <= _SHORT_LINE and not _WHITESPACE_RUN.search(line):
+        for arrow, pattern, kind, swap in _RELATIONSHIPS:
+            if arrow in line and (m := pattern.match(line)):
+                return _relationship(kind, swap, *m.groups())
+        return None
     candidate = _RelationshipLine(line)
     for arrow, _pattern, kind, swap in _RELATIONSHIPS:
         found = candidate.match(arrow)
         if found is not None:
             return _relationship(kind, swap, *found)
-    return None
-
-
-@lru_cache(maxsize=1 << 14)
-def _ordinary_relationship(line: str) -> Relationship | None:
-    """Memoised: the same lines recur across the diagrams of a record and a study."""
-    for arrow, pattern, kind, swap in _RELATIONSHIPS:
-        if arrow in line and (m := pattern.match(line)):
-            return _relationship(kind, swap, *m.groups())
     return None
 
 
@@ -233,6 +242,9 @@ def _relationship(
         source_card, target_card = target_card, source_card
     label = label.strip() if label else None
     return Relationship(kind, source, target, source_card, target_card, label)
+
+
+_read_relationship = _memoised_short_lines(_binary_relationship)
 
 
 def parse_compat(text: str, *, keep_static: bool = False) -> Diagram:
@@ -309,6 +321,12 @@ def parse_attribute(line: str, keep_static: bool = False) -> Attribute | None:
     if m := _NAME_ATTR.match(line):
         return Attribute(m.group(1))
     return None
+
+
+_ATTRIBUTE_READERS = {
+    keep_static: _memoised_short_lines(partial(parse_attribute, keep_static=keep_static))
+    for keep_static in (False, True)
+}
 
 
 def _name_type(line: str) -> tuple[str, str, str | None] | None:
@@ -400,13 +418,14 @@ class _Reader:
 
     def _class(self, i: int, m: re.Match[str], abstract: bool) -> int:
         name, brace, rest = m.group(1), m.group(2), m.group(3).strip()
+        read_attribute = _ATTRIBUTE_READERS[self.keep_static]
         if rest == "}" or not brace:
             self.classes.append(Class(name, abstract))
             return i + 1
         if "}" in rest:
             content = rest.rstrip("}").strip()
             parts = content.split(";")
-            attrs = (parse_attribute(part.strip(), self.keep_static) for part in parts)
+            attrs = (read_attribute(part.strip()) for part in parts)
             self.classes.append(Class(name, abstract, tuple(a for a in attrs if a)))
             return i + 1
         try:
@@ -418,7 +437,7 @@ class _Reader:
         for body in self.lines[i + 1 : close]:
             if body.startswith("enum") and (em := _INLINE_ENUM.match(body)):
                 nested.append(_inline_enum(em))
-            elif body and (attr := parse_attribute(body, self.keep_static)):
+            elif body and (attr := read_attribute(body)):
                 attributes.append(attr)
         self.classes.append(Class(name, abstract, tuple(attributes), tuple(nested)))
         return close + 1
@@ -465,7 +484,7 @@ class _Reader:
             )
             self.mentioned.update((a, b, target))
             return True
-        relationship = _binary_relationship(line)
+        relationship = _read_relationship(line)
         if relationship is None:
             return False
         self.relationships.append(relationship)
