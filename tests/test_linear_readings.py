@@ -72,7 +72,7 @@ def upstream_relationship(line: str) -> tuple | None:
 long_relationship_lines = st.builds(
     lambda head, run, tail: head + run + tail,
     relationship_lines,
-    st.sampled_from(["", " " * 3, "\t  ", "o" * 130, "-" * 120, '"' + " " * 125]),
+    st.sampled_from(["", " " * 3, "\t  ", "\xa0 \xa0", "o" * 130, "-" * 120, '"' + " " * 125]),
     relationship_lines,
 )
 

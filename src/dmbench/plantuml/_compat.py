@@ -191,13 +191,13 @@ def _upstream_relationship(arrow: str) -> re.Pattern[str]:
 _RELATIONSHIPS = tuple(
     (arrow, _upstream_relationship(arrow), kind, swap) for arrow, kind, swap in ARROWS
 )
-#: A short line without a run of three whitespace characters is matched by upstream's own
-#: patterns: there their backtracking stays bounded (the worst such line a search found costs
-#: some 0.2 ms for all 19 arrows together). Any other line goes to the linear matcher. Short
-#: lines are also memoised: they recur across the diagrams of a record and a study, and the
-#: bound keeps each memo small whatever the input.
+#: A short printable line without three spaces in a row (so without a run of three whitespace
+#: characters: the only printable one is the space) is matched by upstream's own patterns: there
+#: their backtracking stays bounded (the worst such line a search found costs some 0.2 ms for all
+#: 19 arrows together). Any other line goes to the linear matcher. Short lines are also
+#: memoised: they recur across the diagrams of a record and a study, and the bound keeps each
+#: memo small whatever the input.
 _SHORT_LINE = 128
-_WHITESPACE_RUN = re.compile(r"\s{3}")
 _MEMOISED_LINES = 1 << 14
 
 T = TypeVar("T")
@@ -215,7 +215,7 @@ def _memoised_short_lines(read: Callable[[str], T]) -> Callable[[str], T]:
 
 def _binary_relationship(line: str) -> Relationship | None:
     """The relationship of the first arrow whose upstream pattern matches ``line``, if any."""
-    if len(line) <= _SHORT_LINE and not _WHITESPACE_RUN.search(line):
+    if len(line) <= _SHORT_LINE and line.isprintable() and "   " not in line:
         for arrow, pattern, kind, swap in _RELATIONSHIPS:
             if arrow in line and (m := pattern.match(line)):
                 return _relationship(kind, swap, *m.groups())
@@ -245,6 +245,20 @@ def _relationship(
 
 
 _read_relationship = _memoised_short_lines(_binary_relationship)
+
+
+def _class_header(line: str) -> tuple[str, bool, bool, str] | None:
+    """(name, abstract, opens a body, rest stripped) where upstream's patterns see a class."""
+    for pattern, abstract in ((_ABSTRACT_CLASS, True), (_CLASS, False)):
+        m = pattern.match(line)
+        if m:
+            brace, rest = m.group(2) is not None, m.group(3).strip()
+            if brace or not rest or rest == "}":
+                return m.group(1), abstract, brace, rest
+    return None
+
+
+_read_class_header = _memoised_short_lines(_class_header)
 
 
 def parse_compat(text: str, *, keep_static: bool = False) -> Diagram:
@@ -396,11 +410,8 @@ class _Reader:
         its keyword's first letter (either case where the pattern ignores case).
         """
         head = line[0]
-        if head in "aAcC":
-            for pattern, abstract in ((_ABSTRACT_CLASS, True), (_CLASS, False)):
-                m = pattern.match(line)
-                if m and (m.group(2) or not m.group(3).strip() or m.group(3).strip() == "}"):
-                    return self._class(i, m, abstract)
+        if head in "aAcC" and (header := _read_class_header(line)):
+            return self._class(i, *header)
         elif head == "e":
             if m := _INLINE_ENUM.match(line):
                 self.enums.append(_inline_enum(m))
@@ -416,8 +427,7 @@ class _Reader:
             return i + 1
         raise self._unrecognised(i, line)
 
-    def _class(self, i: int, m: re.Match[str], abstract: bool) -> int:
-        name, brace, rest = m.group(1), m.group(2), m.group(3).strip()
+    def _class(self, i: int, name: str, abstract: bool, brace: bool, rest: str) -> int:
         read_attribute = _ATTRIBUTE_READERS[self.keep_static]
         if rest == "}" or not brace:
             self.classes.append(Class(name, abstract))
