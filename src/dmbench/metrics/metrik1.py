@@ -112,14 +112,14 @@ def compare(reference: Diagram, generated: Diagram) -> Explanation:
         + len(generated.classes)
         - len(mapping)
     )
-    attribute_mistakes = {
-        (gen.name, name) for ref, gen, _kind in mapping for name in _attribute_mistakes(ref, gen)
-    }
+    # Upstream counts distinct (generated class, attribute name) pairs; a generated class is
+    # mapped at most once, so that is the sum of the per-class counts.
+    attribute_mistakes = sum([len(_attribute_mistakes(ref, gen)) for ref, gen, _kind in mapping])
     return Explanation(
         class_mistakes=class_mistakes,
         classes=len(reference.classes) + len(generated.classes),
-        attribute_mistakes=len(attribute_mistakes),
-        attributes=sum(len(c.attributes) for c in (*reference.classes, *generated.classes)),
+        attribute_mistakes=attribute_mistakes,
+        attributes=sum([len(c.attributes) for c in (*reference.classes, *generated.classes)]),
         association_mistakes=len(_relationship_mistakes(reference, generated, mapped)),
         relationships=len(reference.relationships) + len(generated.relationships),
         class_mapping=tuple(ClassPair(ref.name, gen.name, kind) for ref, gen, kind in mapping),
@@ -134,7 +134,7 @@ def _overlap(reference: Class, names: frozenset[str]) -> float:
     """Percentage of the reference class's attributes (repeats counted) among ``names``."""
     if not reference.attributes:
         return 0.0
-    shared = sum(1 for a in reference.attributes if a.name in names)
+    shared = len([a for a in reference.attributes if a.name in names])
     return (shared / len(reference.attributes)) * 100.0
 
 
@@ -150,7 +150,7 @@ def _map_classes(
         return []
     gen_names = [c.name for c in generated]
     distances = cdist([c.name for c in reference], gen_names, scorer=levenshtein).tolist()
-    attribute_names = [frozenset(a.name for a in gen.attributes) for gen in generated]
+    attribute_names = [frozenset([a.name for a in gen.attributes]) for gen in generated]
     close, contained = [], []
     for ref, row in zip(reference, distances):
         for j, distance in enumerate(row):
