@@ -39,13 +39,13 @@ def padded_matrices(draw: st.DrawFn, values: st.SearchStrategy[float]) -> list[l
     ]
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=1500, deadline=None)
 @given(padded_matrices(st.sampled_from(TIED_VALUES)))
 def test_tied_matrices_are_assigned_as_scipy_assigns_them(matrix: list[list[float]]) -> None:
     assert optimal_assignment(matrix) == scipys(matrix)
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=500, deadline=None)
 @given(padded_matrices(st.floats(0.0, 1.0)))
 def test_any_matrix_is_assigned_as_scipy_assigns_it(matrix: list[list[float]]) -> None:
     assert optimal_assignment(matrix) == scipys(matrix)

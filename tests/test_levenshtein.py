@@ -10,7 +10,7 @@ from dmbench.metrics._levenshtein import levenshtein, normalised_levenshtein
 names = st.text(alphabet="abAB_1é ", max_size=80)
 
 
-@settings(max_examples=2000, deadline=None)
+@settings(max_examples=1000, deadline=None)
 @given(names, names)
 def test_the_normalised_distance_is_the_distance_over_the_longer_length(a: str, b: str) -> None:
     """Bit for bit what upstream computes: 0.0 for equal strings, else an exact division."""
