@@ -96,9 +96,7 @@ def test_a_line_that_is_not_a_score_is_not_kept(package: Path) -> None:
     ]
     _kept_file(package, [*bad, good])
     kept = PairScores.read(package)
-    assert kept.scores == {
-        ("metrik-4", "a" * 64, "b" * 64): BenchmarkScore(0.5, 0.25, 1.0, None)
-    }
+    assert kept.scores == {("metrik-4", "a" * 64, "b" * 64): BenchmarkScore(0.5, 0.25, 1.0, None)}
 
 
 @pytest.mark.parametrize(
