@@ -31,7 +31,8 @@ def optimal_assignment(cost: Sequence[Sequence[float]]) -> list[int]:
     column_duals = [0.0] * size
     column_of_row = [_UNASSIGNED] * size
     row_of_column = [_UNASSIGNED] * size
-    for new_row in range(size):
+    first_searched = _assign_directly(cost, row_duals, column_of_row, row_of_column)
+    for new_row in range(first_searched, size):
         # Cheapest path, in reduced costs, from ``new_row`` to an unassigned column.
         distance = [_INFINITY] * size
         previous_row = [_UNASSIGNED] * size
@@ -73,6 +74,35 @@ def optimal_assignment(cost: Sequence[Sequence[float]]) -> list[int]:
             row_of_column[column] = row
             column_of_row[row], column = column, column_of_row[row]
     return column_of_row
+
+
+def _assign_directly(
+    cost: Sequence[Sequence[float]],
+    row_duals: list[float],
+    column_of_row: list[int],
+    row_of_column: list[int],
+) -> int:
+    """The search's first rows while each one ends at once, done with built-ins; the first row
+    left to search.
+
+    As long as no path has been augmented, the column duals are all zero, so a new row's reduced
+    costs are its costs and the search's first step picks the cheapest column, preferring among
+    the equally cheap an unassigned one, and among those the lowest index (the last it scans).
+    If that column is unassigned, the search ends there, the row's dual becomes that cost and
+    the column duals stay zero; otherwise the general search takes over from this row.
+    """
+    for row, costs in enumerate(cost):
+        lowest = min(costs)
+        column = costs.index(lowest)
+        while row_of_column[column] != _UNASSIGNED:
+            try:
+                column = costs.index(lowest, column + 1)
+            except ValueError:
+                return row
+        row_duals[row] += lowest
+        column_of_row[row] = column
+        row_of_column[column] = row
+    return len(cost)
 
 
 def _two_by_two(cost: Sequence[Sequence[float]]) -> list[int]:
