@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from dmbench.metrics._tagger import perceptron_tagger
 from dmbench.metrics._wordnet_reader import find_line, import_nltk, lean_wordnet, synset_offsets
-from dmbench.metrics._wordsim import _perceptron_tagger, tokenize
+from dmbench.metrics._wordsim import tokenize
 from dmbench.metrics.nltk_data import use_data_dirs
 
 pytestmark = pytest.mark.needs_nltk
@@ -122,7 +123,7 @@ def test_wu_palmer_equals_nltk_on_the_golden_lemmas(readers, golden_lemmas):
 def test_tagger_equals_nltk_and_tags_the_golden_words_alike(readers, golden_words):
     from nltk.tag.perceptron import PerceptronTagger
 
-    stock, ours = PerceptronTagger(), _perceptron_tagger()
+    stock, ours = PerceptronTagger(), perceptron_tagger()
     assert ours.model.weights == stock.model.weights
     assert (ours.tagdict, ours.classes, ours.model.classes) == (
         stock.tagdict,
