@@ -16,8 +16,9 @@ NLTK's reader and its ``Synset`` objects and changes four things:
 A test checks that index, lemmatisation, synsets, hypernym paths and Wu-Palmer similarities
 equal the stock reader's on every lemma the golden pairs reach, and the index on every lemma.
 
-Importing NLTK itself imports ``scipy.stats`` (1 s) for collocation statistics that metrik-4
-does not use; :func:`import_nltk` imports NLTK without it when nothing has imported scipy yet.
+Importing NLTK itself imports ``scipy.stats`` (1 s) for collocation statistics and numpy (0.1 s)
+for clustering, classifiers and tagger confidences that metrik-4 does not use; :func:`import_nltk`
+imports NLTK without them when nothing has imported them yet.
 """
 
 from __future__ import annotations
@@ -31,21 +32,23 @@ from functools import cache
 #: satellite tag it adds beside every adjective entry.
 _INDEX_FILES = {"n": "index.noun", "v": "index.verb", "a": "index.adj", "r": "index.adv"}
 _ADJ, _ADJ_SAT = "a", "s"
-#: The optional scipy parts NLTK's package ``__init__`` imports inside ``try: ... except
-#: ImportError``; none of them serves metrik-4.
-_OPTIONAL_SCIPY = ("scipy", "scipy.stats", "scipy.sparse")
+#: The optional packages NLTK's package ``__init__`` and its modules import inside ``try: ...
+#: except ImportError``; none of them serves metrik-4.
+_OPTIONAL = ("scipy", "scipy.stats", "scipy.sparse", "numpy")
 
 
 def import_nltk():
-    """``import nltk``, without its optional scipy imports unless scipy is already loaded.
+    """``import nltk``, without its optional scipy and numpy imports unless already loaded.
 
-    The modules are hidden only while NLTK's ``__init__`` runs; later ``import scipy.stats``
-    works as usual. NLTK then lacks ``fisher_exact`` and ``betai`` (collocation significance),
-    which dmbench never calls.
+    The modules are hidden only while NLTK's ``__init__`` runs; later imports of them work as
+    usual. NLTK then lacks ``fisher_exact`` and ``betai`` (collocation significance), the
+    ``nltk.cluster`` attribute and numpy in the modules that try it (the tagger's confidence
+    with ``return_conf=True``, the maxent classifier's numeric code, ``aline``, TextTiling),
+    none of which dmbench calls.
     """
     if "nltk" in sys.modules:
         return sys.modules["nltk"]
-    hidden = [name for name in _OPTIONAL_SCIPY if name not in sys.modules]
+    hidden = [name for name in _OPTIONAL if name not in sys.modules]
     for name in hidden:
         sys.modules[name] = None  # a None entry makes importing the module raise ImportError
     try:
