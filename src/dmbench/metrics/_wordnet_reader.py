@@ -13,8 +13,14 @@ NLTK's reader and its ``Synset`` objects and changes four things:
 * a synset offset is a satellite when its line in ``data.adj`` says so, read at that offset;
 * synset lines are read from the data files as bytes and decoded one at a time.
 
-A test checks that index, lemmatisation, synsets, hypernym paths and Wu-Palmer similarities
-equal the stock reader's on every lemma the golden pairs reach, and the index on every lemma.
+Wu-Palmer needs only the hypernym graph, so the reader also answers without building ``Synset``
+objects (NLTK parses lemmas, pointers, gloss and sense keys of each): ``synset_ids(lemma)`` is
+``synsets(lemma)`` as (pos, offset) ids and ``hypernym_ids`` reads a synset's hypernym pointers
+from its data line.
+
+A test checks that index, lemmatisation, synsets (as objects and as ids), hypernyms, hypernym
+paths, depths and Wu-Palmer similarities equal the stock reader's on every lemma the golden
+pairs reach and every synset they lead to, and the index on every lemma.
 
 Importing NLTK itself imports ``scipy.stats`` (1 s) for collocation statistics and numpy (0.1 s)
 for clustering, classifiers and tagger confidences that metrik-4 does not use; :func:`import_nltk`
@@ -32,6 +38,13 @@ from functools import cache
 #: satellite tag it adds beside every adjective entry.
 _INDEX_FILES = {"n": "index.noun", "v": "index.verb", "a": "index.adj", "r": "index.adv"}
 _ADJ, _ADJ_SAT = "a", "s"
+#: The parts of speech in the order NLTK's ``synsets(lemma)`` lists them (its ``POS_LIST``).
+_POS_ORDER = ("n", "v", "a", "r")
+#: The pointer symbols of ``hypernyms()`` and ``instance_hypernyms()``.
+_HYPERNYM_POINTERS = (b"@", b"@i")
+
+SynsetId = tuple[str, int]
+"""A synset as (part of speech of its data file: ``n``, ``v``, ``a`` or ``r``; byte offset)."""
 #: The optional packages NLTK's package ``__init__`` and its modules import inside ``try: ...
 #: except ImportError``; none of them serves metrik-4.
 _OPTIONAL = ("scipy", "scipy.stats", "scipy.sparse", "numpy")
@@ -94,6 +107,26 @@ def lean_reader_class() -> type:
                 self.satellite_offsets,
             )
 
+        def synset_ids(self, lemma: str) -> list[SynsetId]:
+            """``synsets(lemma)`` as ids, in the same order, without building ``Synset``s."""
+            lemma = lemma.lower()
+            index = self._lemma_pos_offset_map
+            return [
+                (pos, offset)
+                for pos in _POS_ORDER
+                for form in self._morphy(lemma, pos)
+                for offset in index[form].get(pos, [])
+            ]
+
+        def hypernym_ids(self, synset: SynsetId) -> tuple[SynsetId, ...]:
+            """The ids of ``hypernyms() + instance_hypernyms()``, from the synset's data line."""
+            pos, offset = synset
+            return hypernym_ids(self._data_file(pos).line_at(offset), offset)
+
+        def synset_of(self, synset: SynsetId):
+            """NLTK's ``Synset`` of an id."""
+            return self.synset_from_pos_and_offset(*synset)
+
         def _data_file(self, pos):
             pos = _ADJ if pos == _ADJ_SAT else pos
             lines = self._data_file_map.get(pos)
@@ -124,6 +157,10 @@ class _Utf8Lines:
 
     def __iter__(self) -> Iterator[str]:
         return (line.decode("utf-8") for line in self._stream)
+
+    def line_at(self, offset: int) -> bytes:
+        self._stream.seek(offset)
+        return self._stream.readline()
 
 
 class _SatelliteOffsets:
@@ -240,3 +277,24 @@ def synset_offsets(line: bytes) -> list[int]:
     fields = line.split()
     count = int(fields[2])
     return [int(field) for field in fields[len(fields) - count :]]
+
+
+def hypernym_ids(line: bytes, offset: int) -> tuple[SynsetId, ...]:
+    """The hypernyms and instance hypernyms of the synset on a data file line, as ids.
+
+    The line reads ``offset lex_filenum ss_type w_cnt [word lex_id ...] p_cnt [pointer_symbol
+    offset pos source/target ...] ... | gloss`` (WordNet's ``wndb(5WN)``, ``w_cnt`` in hex);
+    like NLTK, only pointers between whole synsets (source/target ``0000``) count. A line that
+    is not the synset at ``offset`` raises ``ValueError``.
+    """
+    fields = line.split(b"|", 1)[0].split()
+    if not fields or not fields[0].isdigit() or int(fields[0]) != offset:
+        raise ValueError(f"no WordNet synset at offset {offset}")
+    position = 4 + 2 * int(fields[3], 16)
+    pointers = int(fields[position])
+    found = []
+    for start in range(position + 1, position + 1 + 4 * pointers, 4):
+        symbol, target, pos, source_target = fields[start : start + 4]
+        if symbol in _HYPERNYM_POINTERS and source_target == b"0000":
+            found.append((_ADJ if pos == b"s" else pos.decode("ascii"), int(target)))
+    return tuple(found)

@@ -28,7 +28,7 @@ import re
 from functools import cache
 
 from dmbench.metrics._tagger import perceptron_tagger
-from dmbench.metrics._wordnet_reader import import_nltk, lean_wordnet
+from dmbench.metrics._wordnet_reader import SynsetId, import_nltk, lean_wordnet
 from dmbench.metrics._wupalmer import WuPalmer
 from dmbench.metrics.nltk_data import require_nltk_data, use_data_dirs
 
@@ -70,9 +70,9 @@ class WordSimilarity:
         self._wordnet = lean_wordnet()
         self._tagger = None
         self._stopwords = frozenset(stopwords.words("english"))
-        self._wu_palmer = WuPalmer()
+        self._wu_palmer = WuPalmer(self._wordnet)
         self._lemmas: dict[str, tuple[str, ...]] = {}
-        self._synsets: dict[str, list] = {}
+        self._synsets: dict[str, list[SynsetId]] = {}
         self._wup: dict[tuple[str, str], float] = {}
         self._cosine: dict[tuple[tuple[str, ...], tuple[str, ...]], float] = {}
 
@@ -107,10 +107,10 @@ class WordSimilarity:
         forms = self._wordnet._morphy(word, pos)
         return min(forms, key=len) if forms else word
 
-    def _synsets_of(self, lemma: str) -> list:
+    def _synsets_of(self, lemma: str) -> list[SynsetId]:
         found = self._synsets.get(lemma)
         if found is None:
-            found = self._synsets[lemma] = self._wordnet.synsets(lemma)
+            found = self._synsets[lemma] = self._wordnet.synset_ids(lemma)
         return found
 
     def wup(self, first: str, second: str) -> float:
