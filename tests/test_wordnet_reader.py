@@ -22,7 +22,7 @@ from dmbench.metrics._wordnet_reader import (
     synset_offsets,
 )
 from dmbench.metrics._wordsim import tokenize
-from dmbench.metrics._wupalmer import WuPalmer
+from dmbench.metrics._wupalmer import WuPalmer, _code
 from dmbench.metrics.nltk_data import use_data_dirs
 
 pytestmark = pytest.mark.needs_nltk
@@ -142,8 +142,8 @@ def test_hypernyms_and_depths_equal_nltk_on_every_synset_the_golden_lemmas_reach
         todo += parents
     assert len(reached) > 5000
     for synset in reached:
-        wu_palmer._record_depths(_id(synset))
-        depths = (wu_palmer._min_depth[_id(synset)], wu_palmer._max_depth[_id(synset)])
+        node = wu_palmer._node(_code(_id(synset)))
+        depths = (wu_palmer._min_depth[node.synset], wu_palmer._max_depth[node.synset])
         assert depths == (synset.min_depth(), synset.max_depth()), synset
 
 
