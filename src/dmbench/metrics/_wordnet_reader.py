@@ -5,13 +5,12 @@ WordNet-3.0-to-3.0 sense map for the multilingual (OMW) functions (``map_wn``, 3
 compares the version "3.0" with the string "wordnet", so the map is always built), parses every
 line of the four lemma indexes into a dict and scans ``data.adj`` for adjective satellites.
 metrik-4 asks for the synsets of a few hundred lemmas, so the lean reader here keeps
-NLTK's reader and its ``Synset`` objects and changes four things:
+NLTK's reader and its ``Synset`` objects and changes three things:
 
 * no OMW map (the multilingual functions are not available from it);
 * the lemma index is looked up by binary search in the index files, which WordNet sorts by
   lemma, one lemma at a time and memoised;
-* a synset offset is a satellite when its line in ``data.adj`` says so, read at that offset;
-* synset lines are read from the data files as bytes and decoded one at a time.
+* a synset offset is a satellite when its line in ``data.adj`` says so, read at that offset.
 
 Wu-Palmer needs only the hypernym graph, so the reader also answers without building ``Synset``
 objects (NLTK parses lemmas, pointers, gloss and sense keys of each): ``synset_ids(lemma)`` is
@@ -90,6 +89,7 @@ def lean_reader_class() -> type:
         """NLTK's reader without the OMW map, with a lazily read lemma index."""
 
         def __init__(self, root) -> None:
+            self._data_streams: dict = {}
             with warnings.catch_warnings():
                 # NLTK warns that there is no OMW reader: intended, see the module docstring.
                 warnings.filterwarnings("ignore", "The multilingual functions", UserWarning)
@@ -121,46 +121,26 @@ def lean_reader_class() -> type:
         def hypernym_ids(self, synset: SynsetId) -> tuple[SynsetId, ...]:
             """The ids of ``hypernyms() + instance_hypernyms()``, from the synset's data line."""
             pos, offset = synset
-            return hypernym_ids(self._data_file(pos).line_at(offset), offset)
+            return hypernym_ids(self._data_line(pos, offset), offset)
 
         def synset_of(self, synset: SynsetId):
             """NLTK's ``Synset`` of an id."""
             return self.synset_from_pos_and_offset(*synset)
 
-        def _data_file(self, pos):
-            pos = _ADJ if pos == _ADJ_SAT else pos
-            lines = self._data_file_map.get(pos)
-            if lines is None:
-                stream = self.root.join(f"data.{self._FILEMAP[pos]}").open()
-                lines = self._data_file_map[pos] = _Utf8Lines(stream)
-            return lines
+        def _data_line(self, pos: str, offset: int) -> bytes:
+            """The line at ``offset`` of a data file, as bytes (NLTK's stream decodes in Python)."""
+            stream = self._data_streams.get(pos)
+            if stream is None:
+                fileid = f"data.{self._FILEMAP[pos]}"
+                stream = self._data_streams[pos] = self.root.join(fileid).open()
+            stream.seek(offset)
+            return stream.readline()
 
         def _read_bytes(self, fileid: str) -> bytes:
             with self.root.join(fileid).open() as stream:
                 return stream.read()
 
     return LeanWordNetReader
-
-
-class _Utf8Lines:
-    """A data file as NLTK's reader uses it (``seek`` to a byte offset, ``readline``, iterate),
-    decoded a line at a time; NLTK's own stream decodes in Python, a tenth of a cold pair."""
-
-    def __init__(self, stream) -> None:
-        self._stream = stream
-
-    def seek(self, offset: int, whence: int = 0) -> int:
-        return self._stream.seek(offset, whence)
-
-    def readline(self) -> str:
-        return self._stream.readline().decode("utf-8")
-
-    def __iter__(self) -> Iterator[str]:
-        return (line.decode("utf-8") for line in self._stream)
-
-    def line_at(self, offset: int) -> bytes:
-        self._stream.seek(offset)
-        return self._stream.readline()
 
 
 class _SatelliteOffsets:
