@@ -5,12 +5,13 @@ WordNet-3.0-to-3.0 sense map for the multilingual (OMW) functions (``map_wn``, 3
 compares the version "3.0" with the string "wordnet", so the map is always built), parses every
 line of the four lemma indexes into a dict and scans ``data.adj`` for adjective satellites.
 metrik-4 asks for the synsets of a few hundred lemmas, so the lean reader here keeps
-NLTK's reader and its ``Synset`` objects and changes three things:
+NLTK's reader and its ``Synset`` objects and changes four things:
 
 * no OMW map (the multilingual functions are not available from it);
 * the lemma index is looked up by binary search in the index files, which WordNet sorts by
   lemma, one lemma at a time and memoised;
-* a synset offset is a satellite when its line in ``data.adj`` says so, read at that offset.
+* a synset offset is a satellite when its line in ``data.adj`` says so, read at that offset;
+* the exception lists (irregular forms) are read whole, not through NLTK's line reader.
 
 Wu-Palmer needs only the hypernym graph, so the reader also answers without building ``Synset``
 objects (NLTK parses lemmas, pointers, gloss and sense keys of each): ``synset_ids(lemma)`` is
@@ -106,6 +107,14 @@ def lean_reader_class() -> type:
                 {pos: self._read_bytes(name) for pos, name in _INDEX_FILES.items()},
                 self.satellite_offsets,
             )
+
+        def _load_exception_map(self) -> None:
+            """Each ``<pos>.exc`` file (inflected form, then its base forms, a line each) as NLTK
+            maps it, read whole rather than through NLTK's Python-level line reader."""
+            for pos, name in self._FILEMAP.items():
+                lines = self._read_bytes(f"{name}.exc").decode("utf-8").splitlines()
+                self._exception_map[pos] = {terms[0]: terms[1:] for terms in map(str.split, lines)}
+            self._exception_map[_ADJ_SAT] = self._exception_map[_ADJ]
 
         def synset_ids(self, lemma: str) -> list[SynsetId]:
             """``synsets(lemma)`` as ids, in the same order, without building ``Synset``s."""
