@@ -77,14 +77,14 @@ class PinRecord:
 
     A file whose signature and pin are as recorded is not hashed again; any change to the file
     (its ctime moves even when its size and mtime are restored) or to its pin sends it back to
-    hashing, and a difference is refused by name as before. ``path`` None keeps no file.
+    hashing, and a difference is refused by name as before.
     """
 
-    def __init__(self, path: Path | None) -> None:
+    def __init__(self, path: Path) -> None:
         self._path = path
         self._entries: dict[str, dict] = {}
         self._changed = False
-        payload = read_derived(path) if path is not None else None
+        payload = read_derived(path)
         if payload is not None:
             try:
                 entries = json.loads(payload)
@@ -108,7 +108,7 @@ class PinRecord:
         self._changed = True
 
     def save(self) -> None:
-        if self._path is not None and self._changed:
+        if self._changed:
             write_derived(self._path, json.dumps(self._entries, sort_keys=True).encode())
             self._changed = False
 
