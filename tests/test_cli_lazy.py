@@ -59,3 +59,14 @@ def test_each_summary_is_its_commands_help_and_every_command_is_listed():
     for name, (module, command) in defined.items():
         assert by_name[name].module == module
         assert by_name[name].summary == " ".join(command.help.split("\n\n")[0].split())
+
+
+def test_the_main_job_imports_the_llm_client_and_matplotlib_only_when_used():
+    """A warm main job asks no model and draws no plot; importing ollama (its pydantic models)
+    and matplotlib cost it about a second."""
+    probe = (
+        "import sys, json, dmbench.api, dmbench.flows.reproduce, dmbench.llm.client\n"
+        "print(json.dumps(sorted(m for m in ('ollama', 'matplotlib') if m in sys.modules)))"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert json.loads(done.stdout) == []
