@@ -31,8 +31,6 @@ from dataclasses import dataclass
 from functools import lru_cache, partial
 from typing import TypeVar
 
-import numpy as np
-
 from dmbench.errors import MetricError
 from dmbench.metrics._assignment import optimal_assignment
 from dmbench.metrics._contract import require_valid
@@ -182,6 +180,8 @@ def _npsum(values: Sequence[float]) -> float:
     """``numpy.ndarray.sum`` of ``values``: left to right below 8 entries, pairwise above."""
     if len(values) < 8:
         return _add(values)
+    import numpy as np  # only for sums of 8 or more: a cold metrik-4 score then loads no numpy
+
     return float(np.asarray(values, dtype=np.float64).sum())
 
 
