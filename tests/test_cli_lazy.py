@@ -59,3 +59,24 @@ def test_each_summary_is_its_commands_help_and_every_command_is_listed():
     for name, (module, command) in defined.items():
         assert by_name[name].module == module
         assert by_name[name].summary == " ".join(command.help.split("\n\n")[0].split())
+
+
+def test_the_main_job_imports_the_llm_client_and_matplotlib_only_when_used():
+    """A warm main job asks no model and draws no plot; importing ollama (its pydantic models)
+    and matplotlib cost it about a second."""
+    probe = (
+        "import sys, json, dmbench.api, dmbench.flows.reproduce, dmbench.llm.client\n"
+        "print(json.dumps(sorted(m for m in ('ollama', 'matplotlib') if m in sys.modules)))"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert json.loads(done.stdout) == []
+
+
+def test_a_metrik4_pair_loads_neither_numpy_nor_scipy(tmp_path):
+    """One cold pair with the published metric: numpy and scipy serve the other metrics only."""
+    reference, generated = tmp_path / "ref.puml", tmp_path / "gen.puml"
+    reference.write_text("@startuml\nclass Customer {\n  name\n}\n@enduml\n", encoding="utf-8")
+    generated.write_text("@startuml\nclass Client {\n  fullName\n}\n@enduml\n", encoding="utf-8")
+    loaded = _loaded_after("score-pair", str(reference), str(generated))
+    assert "dmbench.metrics.metrik4" in loaded
+    assert not {"numpy", "scipy", "pandas", "networkx"} & loaded

@@ -58,6 +58,43 @@ def test_relationship_match_is_upstreams(line: str) -> None:
         assert candidate.match(arrow) == (m.groups() if m else None), arrow
 
 
+def upstream_relationship(line: str) -> tuple | None:
+    """(kind, source, target, source card, target card, label) of upstream's first match."""
+    for (pattern, _arrow), (_, kind, swap) in zip(UPSTREAM_BINARY, _compat.ARROWS, strict=True):
+        if m := pattern.match(line):
+            source, source_card, target_card, target, label = m.groups()
+            if swap:
+                source, target, source_card, target_card = target, source, target_card, source_card
+            return kind, source, target, source_card, target_card, label.strip() if label else None
+    return None
+
+
+long_relationship_lines = st.builds(
+    lambda head, run, tail: head + run + tail,
+    relationship_lines,
+    st.sampled_from(["", " " * 3, "\t  ", "\xa0 \xa0", "o" * 130, "-" * 120, '"' + " " * 125]),
+    relationship_lines,
+)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.one_of(relationship_lines, long_relationship_lines))
+def test_a_relationship_line_is_read_as_upstream_reads_it(line: str) -> None:
+    """Short lines take upstream's patterns, long ones and whitespace runs the linear matcher."""
+    read = _compat._read_relationship(line)
+    found = None
+    if read is not None:
+        found = (
+            read.kind,
+            read.source,
+            read.target,
+            read.source_cardinality,
+            read.target_cardinality,
+            read.label,
+        )
+    assert found == upstream_relationship(line)
+
+
 @settings(max_examples=1000, deadline=None)
 @given(st.text(alphabet="enum A{}, x\t", max_size=14))
 def test_inline_enum_values_are_upstreams(line: str) -> None:

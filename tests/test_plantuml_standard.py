@@ -19,7 +19,7 @@ from dmbench.plantuml import (
     parse,
 )
 from dmbench.plantuml._compat import ARROWS
-from dmbench.plantuml._grammar import grammar_arrows, terminal
+from dmbench.plantuml._grammar import grammar_arrows, parser, terminal
 from dmbench.plantuml._standard import classify_arrow
 from dmbench.plantuml._validator import _ARROWS as VALIDATOR_ARROWS
 
@@ -229,6 +229,18 @@ class TestLanguageDocument:
 
 
 class TestOneGrammar:
+    def test_terminals_read_from_the_grammar_text_are_larks(self):
+        """``terminal`` reads a token from grammar.lark's text, as Lark reads it (Lark turns the
+        escape ``\\n`` into the newline it stands for)."""
+        for name in ("IDENT", "ARROW", "CARDINALITY", "LABEL"):
+            ours = terminal(name)
+            assert ours.replace("\\n", "\n") == parser().get_terminal(name).pattern.to_regexp()
+
+    def test_a_token_with_flags_or_alternatives_is_refused(self):
+        """MODIFIER is two patterns, the first with a flag: not one that a reader could take."""
+        with pytest.raises(KeyError):
+            terminal("MODIFIER")
+
     def test_compat_arrows_are_grammar_arrows(self):
         """compat's arrow table only adds upstream's meanings and order to the grammar's ARROW."""
         arrow = re.compile(terminal("ARROW"))

@@ -13,8 +13,16 @@ from pathlib import Path
 
 import pytest
 
-from dmbench.metrics._wordnet_reader import find_line, import_nltk, lean_wordnet, synset_offsets
-from dmbench.metrics._wordsim import _perceptron_tagger, tokenize
+from dmbench.metrics._tagger import perceptron_tagger
+from dmbench.metrics._wordnet_reader import (
+    find_line,
+    hypernym_ids,
+    import_nltk,
+    lean_wordnet,
+    synset_offsets,
+)
+from dmbench.metrics._wordsim import tokenize
+from dmbench.metrics._wupalmer import WuPalmer, _code
 from dmbench.metrics.nltk_data import use_data_dirs
 
 pytestmark = pytest.mark.needs_nltk
@@ -89,23 +97,73 @@ def test_words_outside_wordnet_are_absent(readers):
 
 
 def test_lemmatisation_equals_nltk_on_the_golden_words(readers, golden_words):
+    """Same exception lists (irregular forms), same base forms of every golden word."""
     stock, lean = readers
+    assert lean._exception_map == stock._exception_map
     for word in golden_words:
         for pos in POS:
             assert lean._morphy(word, pos) == stock._morphy(word, pos), (word, pos)
 
 
+def _id(synset) -> tuple[str, int]:
+    """A stock ``Synset`` as the lean reader's id (satellites live in the adjective file)."""
+    return ("a" if synset.pos() == "s" else synset.pos(), synset.offset())
+
+
 def test_synsets_and_paths_equal_nltk_on_the_golden_lemmas(readers, golden_lemmas):
-    """Same synsets in the same order, same hypernym paths and depths."""
+    """Same synsets in the same order (as objects and as ids), same hypernym paths and depths."""
     stock, lean = readers
     for lemma in golden_lemmas:
         ours, theirs = lean.synsets(lemma), stock.synsets(lemma)
         assert [s.name() for s in ours] == [s.name() for s in theirs], lemma
+        assert lean.synset_ids(lemma) == [_id(s) for s in theirs], lemma
         for mine, nltks in zip(ours, theirs, strict=True):
             assert [[s.name() for s in path] for path in mine.hypernym_paths()] == [
                 [s.name() for s in path] for path in nltks.hypernym_paths()
             ], mine
             assert (mine.min_depth(), mine.max_depth()) == (nltks.min_depth(), nltks.max_depth())
+
+
+def test_hypernyms_and_depths_equal_nltk_on_every_synset_the_golden_lemmas_reach(
+    readers, golden_lemmas
+):
+    """The hypernym ids parsed from the data lines are NLTK's ``hypernyms()`` and
+    ``instance_hypernyms()``, and Wu-Palmer's depths NLTK's ``min_depth`` and ``max_depth``, on
+    every synset of a golden lemma and every ancestor of one."""
+    stock, lean = readers
+    wu_palmer = WuPalmer(lean)
+    reached: set = set()
+    todo = [synset for lemma in golden_lemmas for synset in stock.synsets(lemma)]
+    while todo:
+        synset = todo.pop()
+        if synset in reached:
+            continue
+        reached.add(synset)
+        parents = synset.hypernyms() + synset.instance_hypernyms()
+        assert sorted(lean.hypernym_ids(_id(synset))) == sorted(map(_id, parents)), synset
+        todo += parents
+    assert len(reached) > 5000
+    for synset in reached:
+        node = wu_palmer._node(_code(_id(synset)))
+        depths = (wu_palmer._min_depth[node.synset], wu_palmer._max_depth[node.synset])
+        assert depths == (synset.min_depth(), synset.max_depth()), synset
+
+
+def test_hypernym_ids_read_whole_synset_pointers_before_the_gloss():
+    """Hypernyms and instance hypernyms between whole synsets count; a lexical pointer (source
+    and target not 0000), other symbols and the gloss do not."""
+    line = (
+        b"00002137 03 n 02 abstraction 0 abstract_entity 0 004 @ 00001740 n 0000 "
+        b"@i 00005555 n 0000 @ 00007777 n 0101 ~ 00008888 n 0000 | a gloss | @ 00009999 n 0000\n"
+    )
+    assert hypernym_ids(line, 2137) == (("n", 1740), ("n", 5555))
+
+
+def test_a_line_that_is_not_the_synset_asked_for_is_refused():
+    line = b"00001740 03 n 01 entity 0 002 ~ 00001930 n 0000 ~ 00002137 n 0000 | that which is\n"
+    assert hypernym_ids(line, 1740) == ()
+    with pytest.raises(ValueError, match="no WordNet synset at offset 1741"):
+        hypernym_ids(line, 1741)
 
 
 def test_wu_palmer_equals_nltk_on_the_golden_lemmas(readers, golden_lemmas):
@@ -122,7 +180,7 @@ def test_wu_palmer_equals_nltk_on_the_golden_lemmas(readers, golden_lemmas):
 def test_tagger_equals_nltk_and_tags_the_golden_words_alike(readers, golden_words):
     from nltk.tag.perceptron import PerceptronTagger
 
-    stock, ours = PerceptronTagger(), _perceptron_tagger()
+    stock, ours = PerceptronTagger(), perceptron_tagger()
     assert ours.model.weights == stock.model.weights
     assert (ours.tagdict, ours.classes, ours.model.classes) == (
         stock.tagdict,

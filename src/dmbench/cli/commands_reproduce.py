@@ -38,6 +38,11 @@ from dmbench.cli._options import elapsed, package_option, sources_option
     help="Folder of the HTML report (every diagram drawn; open index.html).",
 )
 @click.option("--workers", type=click.IntRange(min=1), default=None, help="Scoring processes.")
+@click.option(
+    "--rescore",
+    is_flag=True,
+    help="Compute every pair score, none kept from an earlier run (.dmbench-cache/scores/).",
+)
 @package_option
 def reproduce(
     sources_dir: Path | None,
@@ -45,6 +50,7 @@ def reproduce(
     errata_path: Path,
     report_dir: Path,
     workers: int | None,
+    rescore: bool,
     package_dir: Path | None,
 ) -> None:
     """Fetch what is missing, build, verify the published scores, re-score, tabulate, validate,
@@ -52,7 +58,10 @@ def reproduce(
     package_dir = core.package_dir(package_dir)
     started = time.perf_counter()
     failed = None
-    for stage in run_pipeline(package_dir, sources_dir, out, errata_path, workers, report_dir):
+    stages = run_pipeline(
+        package_dir, sources_dir, out, errata_path, workers, report_dir, rescore_all=rescore
+    )
+    for stage in stages:
         if stage.name == "verify" or not stage.ok:
             click.echo(stage.detail)
         click.echo(f"[{stage.name:<8}] {stage.seconds:6.1f} s  {stage.summary}")

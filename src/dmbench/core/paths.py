@@ -32,12 +32,25 @@ def shared_dir(root: Path | None = None) -> Path:
     return places[0] / "shared"
 
 
+def _user_cache_dir() -> Path:
+    """dmbench's folder in the user's cache (``$XDG_CACHE_HOME``, default ``~/.cache``)."""
+    return Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "dmbench"
+
+
 def fetch_cache_dir() -> Path:
     """Where ``dmbench sources fetch`` extracts the pinned archives by default."""
     env = os.environ.get(CACHE_ENV)
     if env:
         return Path(env)
-    return Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "dmbench" / "sources"
+    return _user_cache_dir() / "sources"
+
+
+def derived_cache_dir() -> Path:
+    """Where files derived from dmbench's inputs are kept so later processes skip the work (the
+    record of NLTK files found equal to their pins, the tagger's parsed model): beside the fetch
+    cache, never inside it, so ``$DMBENCH_CACHE`` keeps holding the sources alone. Deleting it
+    is always safe."""
+    return _user_cache_dir() / "derived"
 
 
 def default_sources_dir(root: Path | None = None) -> Path:

@@ -44,6 +44,7 @@ from dmbench.package.lock import package_lock
 from dmbench.package.validate import run_json_validator
 from dmbench.runs.generate import Progress, generate_run
 from dmbench.runs.jobs import check_ready
+from dmbench.runs.pair_scores import PairScores
 from dmbench.runs.rescoring import Rescored, rescore, select_runs
 from dmbench.runs.scores import replace_scores
 from dmbench.runs.store import RUN_FILE, Run
@@ -59,6 +60,7 @@ class ScoringResult:
     distinct_pairs: int
     errors: int
     seconds: float
+    reused: int = 0
 
 
 def score_runs(
@@ -83,9 +85,11 @@ def score_metrics(
     run_ids: Sequence[str] | None = None,
     workers: int | None = None,
     rescored: Mapping[str, Rescored] | None = None,
+    kept: PairScores | None = None,
 ) -> list[ScoringResult]:
     """``score_runs`` for several metrics at once: each run's score file is written once and
-    the tables refreshed once, however many metrics (the main job scores six)."""
+    the tables refreshed once, however many metrics (the main job scores six). Pairs found in
+    ``kept`` are not computed again (see ``runs.pair_scores``)."""
     require_package(package_dir)
     results, all_rescored = [], []
     with package_lock(package_dir):
@@ -96,7 +100,7 @@ def score_metrics(
             given = (rescored or {}).get(metric)
             if given is None:
                 records = records or load_records(package_dir)
-                given = rescore(records, runs, metric, workers)
+                given = rescore(records, runs, metric, workers, kept)
             elif given.metric != metric or not {r.info.run_id for r in runs} <= set(given.rows):
                 raise ValueError("the given rows are not of this metric and these runs")
             all_rescored.append(given)
@@ -107,6 +111,7 @@ def score_metrics(
                     runs=len(runs),
                     records=len(rows),
                     distinct_pairs=given.distinct_pairs,
+                    reused=given.reused,
                     errors=sum(row.error is not None for row in rows),
                     seconds=time.perf_counter() - started,
                 )

@@ -24,6 +24,7 @@ from dmbench.metrics import (
 )
 from dmbench.package import build, load_records, validate_package
 from dmbench.report import build_site
+from dmbench.runs.pair_scores import CACHE_FILE, PairScores
 from dmbench.runs.rescoring import Rescored, rescore, select_runs
 from dmbench.runs.verify import verify
 from dmbench.sources import fetch, pinned_files, verify_all
@@ -51,6 +52,16 @@ OFFLINE_SOURCES_HINT = (
     f"without the network, point --sources DIR or ${paths.SOURCES_ENV} at a folder holding the "
     "pinned upstream files (`dmbench sources fetch --cache DIR` fills one where there is network)"
 )
+
+
+def _reuse_note(reused: int, pairs: int) -> str:
+    """What a stage took from the kept pair scores, if anything."""
+    if not reused:
+        return ""
+    return (
+        f"; {reused} of {pairs} distinct pair scores kept from an earlier run with the same "
+        f"scoring code and data ({CACHE_FILE}; --rescore computes them all)"
+    )
 
 
 def ensure_prerequisites(sources_dir: Path | None, package_dir: Path) -> tuple[Path, str]:
@@ -87,10 +98,16 @@ def reproduce(
     errata_path: Path,
     workers: int | None = None,
     report_dir: Path = Path("report"),
+    rescore_all: bool = False,
 ) -> Iterator[StageResult]:
-    """Yield each stage's result as it finishes; stop after a stage that failed."""
+    """Yield each stage's result as it finishes; stop after a stage that failed.
+
+    Pair scores computed by an earlier run with the same scoring code and data are reused (see
+    ``runs.pair_scores``) unless ``rescore_all``; the verify and score stages say how many.
+    """
     ready: list[Path] = []
     shared: list[Rescored] = []
+    kept: list[PairScores] = []
 
     def do_prerequisites() -> tuple[bool, str, str]:
         sources, summary = ensure_prerequisites(sources_dir, package_dir)
@@ -105,20 +122,26 @@ def reproduce(
         # Every run's metrik-4 scores, computed once: verification reads the published runs'
         # rows, the score stage stores all of them.
         records, runs = load_records(package_dir), select_runs(package_dir)
-        shared.append(rescore(records, runs, PUBLISHED_METRIC, workers))
+        kept.append(PairScores.read(package_dir, fresh=rescore_all))
+        shared.append(rescore(records, runs, PUBLISHED_METRIC, workers, kept[0]))
+        kept[0].save()
         report = verify(package_dir, workers=workers, rescored=shared[0])
         summary = (
             f"{report.values_equal}/{report.values_checked} published values reproduced, "
             f"{len(report.explained_records)} explained exception(s)"
+            f"{_reuse_note(shared[0].reused, shared[0].distinct_pairs)}"
         )
         return report.ok, summary, report.render()
 
     def do_score() -> tuple[bool, str, str]:
         results = score_metrics(
-            package_dir, tuple(METRICS), None, workers, {PUBLISHED_METRIC: shared[0]}
+            package_dir, tuple(METRICS), None, workers, {PUBLISHED_METRIC: shared[0]}, kept[0]
         )
+        kept[0].save()
         summary = ", ".join(f"{r.metric}: {r.records} outputs of {r.runs} runs" for r in results)
-        return True, summary, ""
+        reused = sum(r.reused for r in results if r.metric != PUBLISHED_METRIC)
+        pairs = sum(r.distinct_pairs for r in results if r.metric != PUBLISHED_METRIC)
+        return True, summary + _reuse_note(reused, pairs), ""
 
     def do_tables() -> tuple[bool, str, str]:
         written = write_published_tables(package_dir, results_dir)

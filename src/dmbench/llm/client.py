@@ -55,11 +55,10 @@ import urllib.parse
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from http import HTTPStatus
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import httpcore
 import httpx
-import ollama
 
 from dmbench.core.clock import now_utc
 from dmbench.core.hashing import sha256_bytes, sha256_text
@@ -72,6 +71,10 @@ from dmbench.errors import (
     ReplyTooLargeError,
 )
 from dmbench.llm.cache import ResponseCache, cache_key
+
+if TYPE_CHECKING:
+    import ollama
+
 
 DEFAULT_TIMEOUT = 600
 DEFAULT_HOST = "http://localhost:11434"
@@ -337,7 +340,9 @@ def _classify(
     exc: BaseException, url: str, timeout: float, limit: int = MAX_REPLY_BYTES
 ) -> tuple[str, str, bool]:
     """(reported class, message, retry?) for an exception of the ollama/httpx stack."""
-    if isinstance(exc, ollama.ResponseError):
+    from ollama import ResponseError
+
+    if isinstance(exc, ResponseError):
         return _status_error(exc.status_code, url)
     if isinstance(exc, httpx.HTTPStatusError):
         return _status_error(exc.response.status_code, url)
@@ -382,6 +387,8 @@ class OllamaChat:
         self.cache = cache
         self.offline = offline
         self.max_reply_bytes = max_reply_bytes
+        import ollama  # its pydantic models cost 0.5 s: only a run that asks a model pays
+
         self._clients = {
             host: ollama.Client(host=host, timeout=self.timeout, transport=_BoundedTransport())
             for host in self.hosts

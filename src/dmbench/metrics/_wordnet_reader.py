@@ -5,18 +5,26 @@ WordNet-3.0-to-3.0 sense map for the multilingual (OMW) functions (``map_wn``, 3
 compares the version "3.0" with the string "wordnet", so the map is always built), parses every
 line of the four lemma indexes into a dict and scans ``data.adj`` for adjective satellites.
 metrik-4 asks for the synsets of a few hundred lemmas, so the lean reader here keeps
-NLTK's reader and its ``Synset`` objects and changes three things:
+NLTK's reader and its ``Synset`` objects and changes four things:
 
 * no OMW map (the multilingual functions are not available from it);
 * the lemma index is looked up by binary search in the index files, which WordNet sorts by
   lemma, one lemma at a time and memoised;
-* a synset offset is a satellite when its line in ``data.adj`` says so, read at that offset.
+* a synset offset is a satellite when its line in ``data.adj`` says so, read at that offset;
+* the exception lists (irregular forms) are read whole, not through NLTK's line reader.
 
-A test checks that index, lemmatisation, synsets, hypernym paths and Wu-Palmer similarities
-equal the stock reader's on every lemma the golden pairs reach, and the index on every lemma.
+Wu-Palmer needs only the hypernym graph, so the reader also answers without building ``Synset``
+objects (NLTK parses lemmas, pointers, gloss and sense keys of each): ``synset_ids(lemma)`` is
+``synsets(lemma)`` as (pos, offset) ids and ``hypernym_ids`` reads a synset's hypernym pointers
+from its data line.
 
-Importing NLTK itself imports ``scipy.stats`` (1 s) for collocation statistics that metrik-4
-does not use; :func:`import_nltk` imports NLTK without it when nothing has imported scipy yet.
+A test checks that index, lemmatisation, synsets (as objects and as ids), hypernyms, hypernym
+paths, depths and Wu-Palmer similarities equal the stock reader's on every lemma the golden
+pairs reach and every synset they lead to, and the index on every lemma.
+
+Importing NLTK itself imports ``scipy.stats`` (1 s) for collocation statistics and numpy (0.1 s)
+for clustering, classifiers and tagger confidences that metrik-4 does not use; :func:`import_nltk`
+imports NLTK without them when nothing has imported them yet.
 """
 
 from __future__ import annotations
@@ -30,21 +38,30 @@ from functools import cache
 #: satellite tag it adds beside every adjective entry.
 _INDEX_FILES = {"n": "index.noun", "v": "index.verb", "a": "index.adj", "r": "index.adv"}
 _ADJ, _ADJ_SAT = "a", "s"
-#: The optional scipy parts NLTK's package ``__init__`` imports inside ``try: ... except
-#: ImportError``; none of them serves metrik-4.
-_OPTIONAL_SCIPY = ("scipy", "scipy.stats", "scipy.sparse")
+#: The parts of speech in the order NLTK's ``synsets(lemma)`` lists them (its ``POS_LIST``).
+_POS_ORDER = ("n", "v", "a", "r")
+#: The pointer symbols of ``hypernyms()`` and ``instance_hypernyms()``.
+_HYPERNYM_POINTERS = (b"@", b"@i")
+
+SynsetId = tuple[str, int]
+"""A synset as (part of speech of its data file: ``n``, ``v``, ``a`` or ``r``; byte offset)."""
+#: The optional packages NLTK's package ``__init__`` and its modules import inside ``try: ...
+#: except ImportError``; none of them serves metrik-4.
+_OPTIONAL = ("scipy", "scipy.stats", "scipy.sparse", "numpy")
 
 
 def import_nltk():
-    """``import nltk``, without its optional scipy imports unless scipy is already loaded.
+    """``import nltk``, without its optional scipy and numpy imports unless already loaded.
 
-    The modules are hidden only while NLTK's ``__init__`` runs; later ``import scipy.stats``
-    works as usual. NLTK then lacks ``fisher_exact`` and ``betai`` (collocation significance),
-    which dmbench never calls.
+    The modules are hidden only while NLTK's ``__init__`` runs; later imports of them work as
+    usual. NLTK then lacks ``fisher_exact`` and ``betai`` (collocation significance), the
+    ``nltk.cluster`` attribute and numpy in the modules that try it (the tagger's confidence
+    with ``return_conf=True``, the maxent classifier's numeric code, ``aline``, TextTiling),
+    none of which dmbench calls.
     """
     if "nltk" in sys.modules:
         return sys.modules["nltk"]
-    hidden = [name for name in _OPTIONAL_SCIPY if name not in sys.modules]
+    hidden = [name for name in _OPTIONAL if name not in sys.modules]
     for name in hidden:
         sys.modules[name] = None  # a None entry makes importing the module raise ImportError
     try:
@@ -73,6 +90,7 @@ def lean_reader_class() -> type:
         """NLTK's reader without the OMW map, with a lazily read lemma index."""
 
         def __init__(self, root) -> None:
+            self._data_streams: dict = {}
             with warnings.catch_warnings():
                 # NLTK warns that there is no OMW reader: intended, see the module docstring.
                 warnings.filterwarnings("ignore", "The multilingual functions", UserWarning)
@@ -89,6 +107,43 @@ def lean_reader_class() -> type:
                 {pos: self._read_bytes(name) for pos, name in _INDEX_FILES.items()},
                 self.satellite_offsets,
             )
+
+        def _load_exception_map(self) -> None:
+            """Each ``<pos>.exc`` file (inflected form, then its base forms, a line each) as NLTK
+            maps it, read whole rather than through NLTK's Python-level line reader."""
+            for pos, name in self._FILEMAP.items():
+                lines = self._read_bytes(f"{name}.exc").decode("utf-8").splitlines()
+                self._exception_map[pos] = {terms[0]: terms[1:] for terms in map(str.split, lines)}
+            self._exception_map[_ADJ_SAT] = self._exception_map[_ADJ]
+
+        def synset_ids(self, lemma: str) -> list[SynsetId]:
+            """``synsets(lemma)`` as ids, in the same order, without building ``Synset``s."""
+            lemma = lemma.lower()
+            index = self._lemma_pos_offset_map
+            return [
+                (pos, offset)
+                for pos in _POS_ORDER
+                for form in self._morphy(lemma, pos)
+                for offset in index[form].get(pos, [])
+            ]
+
+        def hypernym_ids(self, synset: SynsetId) -> tuple[SynsetId, ...]:
+            """The ids of ``hypernyms() + instance_hypernyms()``, from the synset's data line."""
+            pos, offset = synset
+            return hypernym_ids(self._data_line(pos, offset), offset)
+
+        def synset_of(self, synset: SynsetId):
+            """NLTK's ``Synset`` of an id."""
+            return self.synset_from_pos_and_offset(*synset)
+
+        def _data_line(self, pos: str, offset: int) -> bytes:
+            """The line at ``offset`` of a data file, as bytes (NLTK's stream decodes in Python)."""
+            stream = self._data_streams.get(pos)
+            if stream is None:
+                fileid = f"data.{self._FILEMAP[pos]}"
+                stream = self._data_streams[pos] = self.root.join(fileid).open()
+            stream.seek(offset)
+            return stream.readline()
 
         def _read_bytes(self, fileid: str) -> bytes:
             with self.root.join(fileid).open() as stream:
@@ -211,3 +266,24 @@ def synset_offsets(line: bytes) -> list[int]:
     fields = line.split()
     count = int(fields[2])
     return [int(field) for field in fields[len(fields) - count :]]
+
+
+def hypernym_ids(line: bytes, offset: int) -> tuple[SynsetId, ...]:
+    """The hypernyms and instance hypernyms of the synset on a data file line, as ids.
+
+    The line reads ``offset lex_filenum ss_type w_cnt [word lex_id ...] p_cnt [pointer_symbol
+    offset pos source/target ...] ... | gloss`` (WordNet's ``wndb(5WN)``, ``w_cnt`` in hex);
+    like NLTK, only pointers between whole synsets (source/target ``0000``) count. A line that
+    is not the synset at ``offset`` raises ``ValueError``.
+    """
+    fields = line.split(b"|", 1)[0].split()
+    if not fields or not fields[0].isdigit() or int(fields[0]) != offset:
+        raise ValueError(f"no WordNet synset at offset {offset}")
+    position = 4 + 2 * int(fields[3], 16)
+    pointers = int(fields[position])
+    found = []
+    for start in range(position + 1, position + 1 + 4 * pointers, 4):
+        symbol, target, pos, source_target = fields[start : start + 4]
+        if symbol in _HYPERNYM_POINTERS and source_target == b"0000":
+            found.append((_ADJ if pos == b"s" else pos.decode("ascii"), int(target)))
+    return tuple(found)

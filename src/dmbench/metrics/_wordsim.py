@@ -23,14 +23,14 @@ and ``numpy.linalg.norm`` (BLAS, another summation) are one ulp off on 63 of the
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from functools import cache
 
-from dmbench.metrics._wordnet_reader import import_nltk, lean_wordnet
+from dmbench.metrics._tagger import perceptron_tagger
+from dmbench.metrics._wordnet_reader import SynsetId, import_nltk, lean_wordnet
 from dmbench.metrics._wupalmer import WuPalmer
-from dmbench.metrics.nltk_data import RESOURCES, require_nltk_data, use_data_dirs
+from dmbench.metrics.nltk_data import require_nltk_data, use_data_dirs
 
 #: A lemma stays out of the shared vocabulary when it is this similar to a word already in it.
 VOCABULARY_THRESHOLD = 0.85
@@ -70,9 +70,9 @@ class WordSimilarity:
         self._wordnet = lean_wordnet()
         self._tagger = None
         self._stopwords = frozenset(stopwords.words("english"))
-        self._wu_palmer = WuPalmer()
+        self._wu_palmer = WuPalmer(self._wordnet)
         self._lemmas: dict[str, tuple[str, ...]] = {}
-        self._synsets: dict[str, list] = {}
+        self._synsets: dict[str, list[SynsetId]] = {}
         self._wup: dict[tuple[str, str], float] = {}
         self._cosine: dict[tuple[tuple[str, ...], tuple[str, ...]], float] = {}
 
@@ -96,7 +96,7 @@ class WordSimilarity:
     def _tag(self, words: list[str]) -> list[tuple[str, str]]:
         """NLTK's averaged perceptron tags; its model is loaded by the first call."""
         if self._tagger is None:
-            self._tagger = _perceptron_tagger()
+            self._tagger = perceptron_tagger()
         return self._tagger.tag(words)
 
     def _lemmatize(self, word: str, pos: str) -> str:
@@ -107,10 +107,10 @@ class WordSimilarity:
         forms = self._wordnet._morphy(word, pos)
         return min(forms, key=len) if forms else word
 
-    def _synsets_of(self, lemma: str) -> list:
+    def _synsets_of(self, lemma: str) -> list[SynsetId]:
         found = self._synsets.get(lemma)
         if found is None:
-            found = self._synsets[lemma] = self._wordnet.synsets(lemma)
+            found = self._synsets[lemma] = self._wordnet.synset_ids(lemma)
         return found
 
     def wup(self, first: str, second: str) -> float:
@@ -164,26 +164,6 @@ class WordSimilarity:
 
     def _best_match(self, lemmas: tuple[str, ...], word: str) -> float:
         return max((self.wup(lemma, word) for lemma in lemmas), default=0.0)
-
-
-def _perceptron_tagger():
-    """NLTK's English ``PerceptronTagger()``, its model files parsed by ``json.loads``.
-
-    NLTK's own loader first scans each file byte by byte in Python (bounds for untrusted
-    models), which took half of a one-pair score's 0.2 s of tagger loading; the files, where
-    NLTK finds them, and the model built from them are the same.
-    """
-    from nltk.data import find
-    from nltk.tag.perceptron import PerceptronTagger
-
-    tagger = PerceptronTagger(load=False)
-    folder = find(f"{RESOURCES['averaged_perceptron_tagger_eng']}/")
-    params = []
-    for name in tagger.param_files("eng"):
-        with folder.join(name).open() as stream:
-            params.append(json.loads(stream.read()))
-    tagger.decode_json_params(params)
-    return tagger
 
 
 @cache

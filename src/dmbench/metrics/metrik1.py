@@ -23,6 +23,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rapidfuzz.process import cdist
+
 from dmbench.metrics._contract import require_valid
 from dmbench.metrics._levenshtein import levenshtein
 from dmbench.plantuml import memoised, parse_compat
@@ -110,14 +112,14 @@ def compare(reference: Diagram, generated: Diagram) -> Explanation:
         + len(generated.classes)
         - len(mapping)
     )
-    attribute_mistakes = {
-        (gen.name, name) for ref, gen, _kind in mapping for name in _attribute_mistakes(ref, gen)
-    }
+    # Upstream counts distinct (generated class, attribute name) pairs; a generated class is
+    # mapped at most once, so that is the sum of the per-class counts.
+    attribute_mistakes = sum([len(_attribute_mistakes(ref, gen)) for ref, gen, _kind in mapping])
     return Explanation(
         class_mistakes=class_mistakes,
         classes=len(reference.classes) + len(generated.classes),
-        attribute_mistakes=len(attribute_mistakes),
-        attributes=sum(len(c.attributes) for c in (*reference.classes, *generated.classes)),
+        attribute_mistakes=attribute_mistakes,
+        attributes=sum([len(c.attributes) for c in (*reference.classes, *generated.classes)]),
         association_mistakes=len(_relationship_mistakes(reference, generated, mapped)),
         relationships=len(reference.relationships) + len(generated.relationships),
         class_mapping=tuple(ClassPair(ref.name, gen.name, kind) for ref, gen, kind in mapping),
@@ -128,28 +130,39 @@ def _score(mistakes: int, elements: int) -> float:
     return max(0.0, 1.0 - mistakes / max(1, elements))
 
 
-def _overlap(reference: Class, generated: Class) -> float:
-    """Percentage of the reference class's attributes (repeats counted) named in the other."""
+def _overlap(reference: Class, names: frozenset[str]) -> float:
+    """Percentage of the reference class's attributes (repeats counted) among ``names``."""
     if not reference.attributes:
         return 0.0
-    names = {a.name for a in generated.attributes}
-    shared = sum(1 for a in reference.attributes if a.name in names)
+    shared = len([a for a in reference.attributes if a.name in names])
     return (shared / len(reference.attributes)) * 100.0
 
 
 def _map_classes(
     reference: tuple[Class, ...], generated: tuple[Class, ...]
 ) -> list[tuple[Class, Class, str]]:
-    """Upstream's three greedy stages: close names, contained names, shared attributes."""
+    """Upstream's three greedy stages: close names, contained names, shared attributes.
+
+    The name distances of all pairs are computed in one call; the attribute names of a generated
+    class are collected once.
+    """
+    if not reference or not generated:
+        return []
+    gen_names = [c.name for c in generated]
+    distances = cdist([c.name for c in reference], gen_names, scorer=levenshtein).tolist()
+    attribute_names = [frozenset([a.name for a in gen.attributes]) for gen in generated]
     close, contained = [], []
-    for ref in reference:
-        for gen in generated:
-            distance = levenshtein(ref.name, gen.name)
-            key = (distance, -_overlap(ref, gen), gen.name, ref.name)
+    for ref, row in zip(reference, distances):
+        for j, distance in enumerate(row):
+            gen_name = gen_names[j]
             if distance <= 2:
-                close.append((key, ref, gen))
-            elif ref.name in gen.name or gen.name in ref.name:
-                contained.append((key, ref, gen))
+                candidates = close
+            elif ref.name in gen_name or gen_name in ref.name:
+                candidates = contained
+            else:
+                continue
+            key = (distance, -_overlap(ref, attribute_names[j]), gen_name, ref.name)
+            candidates.append((key, ref, generated[j]))
     mapping: list[tuple[Class, Class, str]] = []
     taken_ref: set[str] = set()
     taken_gen: set[str] = set()
@@ -164,14 +177,15 @@ def _map_classes(
     accept(close, lambda ref, gen: EXACT if ref.name == gen.name else RENAME)
     accept(contained, lambda _ref, _gen: RENAME)
     by_overlap = []
-    for ref in reference:
+    for ref, row in zip(reference, distances):
         if ref.name in taken_ref or not ref.attributes:
             continue
-        for gen in generated:
-            overlap = _overlap(ref, gen)
-            if gen.name not in taken_gen and overlap >= 50.0:
-                key = (-overlap, levenshtein(ref.name, gen.name), gen.name, ref.name)
-                by_overlap.append((key, ref, gen))
+        for j, gen in enumerate(generated):
+            if gen.name in taken_gen:
+                continue
+            overlap = _overlap(ref, attribute_names[j])
+            if overlap >= 50.0:
+                by_overlap.append(((-overlap, row[j], gen.name, ref.name), ref, gen))
     accept(by_overlap, lambda _ref, _gen: RENAME)
     return mapping
 
@@ -191,20 +205,23 @@ def _relationship_mistakes(
     """The unordered name pairs of every relationship that is unmapped or mapped with a fault."""
     ref_rels = [r for r in reference.relationships if r.kind != "association_class"]
     gen_rels = [s for s in generated.relationships if s.kind != "association_class"]
+    by_ends: dict[tuple[str, str], list[int]] = {}
+    for j, s in enumerate(gen_rels):
+        by_ends.setdefault((s.source, s.target), []).append(j)
     candidates = []
     for i, r in enumerate(ref_rels):
         if r.source not in mapped or r.target not in mapped:
             continue
-        ends = (mapped[r.source], mapped[r.target])
-        for j, s in enumerate(gen_rels):
-            if ends == (s.source, s.target):
-                inverted = False
-            elif ends == (s.target, s.source):
-                inverted = True
-            else:
-                continue
-            priority = _priority(r, s, inverted)
-            candidates.append(((-priority, s.source, s.target, i, j), i, j, inverted))
+        source, target = mapped[r.source], mapped[r.target]
+        same = [(j, False) for j in by_ends.get((source, target), ())]
+        # A relationship between a class and itself is found the same way round, never inverted.
+        inverted = (
+            [(j, True) for j in by_ends.get((target, source), ())] if source != target else []
+        )
+        for j, is_inverted in same + inverted:
+            s = gen_rels[j]
+            priority = _priority(r, s, is_inverted)
+            candidates.append(((-priority, s.source, s.target, i, j), i, j, is_inverted))
     mistakes: set[frozenset[str]] = set()
     used_ref: set[int] = set()
     used_gen: set[int] = set()

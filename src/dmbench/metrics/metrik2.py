@@ -3,8 +3,9 @@
 Each diagram is a graph: a vertex per explicit class, an edge per unordered pair of explicit
 classes holding the relationships between them (relationships to implicit classes or enums and
 association classes are dropped). Vertices are assigned to vertices, and independently edges to
-edges, by a minimum-cost assignment (``scipy.optimize.linear_sum_assignment``, padded with unit
-deletion and insertion costs):
+edges, by a minimum-cost assignment (upstream's ``scipy.optimize.linear_sum_assignment``, here
+``_assignment``'s solver, which returns the same assignment), padded with unit deletion and
+insertion costs:
 
 * ``class_score`` is ``1 - V / max(|V1|, |V2|)``, V the total vertex cost: for two classes
   ``0.4`` of their normalised name distance, ``0.1`` if only one is abstract and ``0.5`` of the
@@ -30,13 +31,12 @@ from dataclasses import dataclass
 from functools import lru_cache, partial
 from typing import TypeVar
 
-import numpy as np
-
 from dmbench.errors import MetricError
+from dmbench.metrics._assignment import optimal_assignment
 from dmbench.metrics._contract import require_valid
 from dmbench.metrics._levenshtein import normalised_levenshtein
 from dmbench.plantuml import parse
-from dmbench.plantuml.model import Attribute, Class, Diagram, Relationship
+from dmbench.plantuml.model import Attribute, Class, Diagram
 
 T = TypeVar("T")
 
@@ -46,12 +46,17 @@ MANY = 100
 CARDINALITY_CRASH = "invalid literal for int()"
 
 
+#: What metrik-2 compares of a relationship: kind, label, source and target cardinality. A plain
+#: tuple, so that memoising the distance of two of them hashes strings, not dataclasses.
+Features = tuple[str, str | None, str | None, str | None]
+
+
 @dataclass(frozen=True, slots=True)
 class Edge:
     """All relationships between two explicit classes; ``id`` names the unordered pair."""
 
     id: str
-    relationships: tuple[Relationship, ...]
+    relationships: tuple[Features, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,7 +147,7 @@ def compare(reference: Diagram, generated: Diagram) -> Explanation:
     vertices = _assign(
         ref_classes,
         gen_classes,
-        lambda a, b: 0.0 if a.name == b.name else _class_distance(a, b),
+        _vertex_cost,
         lambda c: c.name,
     )
     ref_edges, gen_edges = _edges(reference), _edges(generated)
@@ -152,7 +157,7 @@ def compare(reference: Diagram, generated: Diagram) -> Explanation:
     penalty = maximum = 0.0
     for s in vertices.substitutions:
         first, second = by_name_ref[s.reference].attributes, by_name_gen[s.generated].attributes
-        penalty += _attributes_distance(first, second)
+        penalty += _set_distance(first, second, _attribute_distance)
         maximum += max(len(first), len(second))
     for name in vertices.deleted:
         penalty += len(by_name_ref[name].attributes)
@@ -175,6 +180,8 @@ def _npsum(values: Sequence[float]) -> float:
     """``numpy.ndarray.sum`` of ``values``: left to right below 8 entries, pairwise above."""
     if len(values) < 8:
         return _add(values)
+    import numpy as np  # only for sums of 8 or more: a cold metrik-4 score then loads no numpy
+
     return float(np.asarray(values, dtype=np.float64).sum())
 
 
@@ -193,11 +200,10 @@ def _assign(
     if size == 0:
         return Assignment((), (), (), 0)
     matrix = _square([[cost(a, b) for b in second] for a in first], size)
-    rows, cols = _linear_sum_assignment(matrix)
     substitutions, deleted, inserted = [], [], []
-    for i, j in zip(rows.tolist(), cols.tolist(), strict=True):
+    for i, j in enumerate(optimal_assignment(matrix)):
         if i < len(first) and j < len(second):
-            substitutions.append(Substitution(name(first[i]), name(second[j]), float(matrix[i, j])))
+            substitutions.append(Substitution(name(first[i]), name(second[j]), matrix[i][j]))
         elif i < len(first):
             deleted.append(name(first[i]))
         elif j < len(second):
@@ -205,19 +211,11 @@ def _assign(
     return Assignment(tuple(substitutions), tuple(deleted), tuple(inserted), size)
 
 
-def _linear_sum_assignment(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """scipy's solver, imported on first use: ``scipy.optimize`` takes 0.5 s to import."""
-    from scipy.optimize import linear_sum_assignment
-
-    return linear_sum_assignment(matrix)
-
-
-def _square(block: list[list[float]], size: int) -> np.ndarray:
+def _square(block: list[list[float]], size: int) -> list[list[float]]:
     """``block`` in the top-left corner of a ``size`` x ``size`` matrix of 1.0."""
-    matrix = np.ones((size, size))
-    if block and block[0]:
-        matrix[: len(block), : len(block[0])] = block
-    return matrix
+    width = len(block[0]) if block else 0
+    padding = [1.0] * (size - width)
+    return [row + padding for row in block] + [[1.0] * size for _ in range(size - len(block))]
 
 
 def _set_distance(
@@ -234,72 +232,74 @@ def _set_distance(
         return 1.0
     if len(first) == 1 and len(second) == 1:
         return distance(first[0], second[0])
-    size = max(len(first), len(second))
-    matrix = _square([[distance(a, b) for b in second] for a in first], size)
-    rows, cols = _linear_sum_assignment(matrix)
-    return _npsum(matrix[rows, cols].tolist()) / size
+    return _assignment_distance(first, second, distance)
 
 
 @lru_cache(maxsize=1 << 16)
-def _attributes_distance(first: tuple[Attribute, ...], second: tuple[Attribute, ...]) -> float:
-    return _set_distance(first, second, _attribute_distance)
+def _assignment_distance(
+    first: Sequence[T], second: Sequence[T], distance: Callable[[T, T], float]
+) -> float:
+    """Memoised: the same lists of attributes or relationships recur across classes and pairs."""
+    size = max(len(first), len(second))
+    matrix = _square([[distance(a, b) for b in second] for a in first], size)
+    chosen = [matrix[i][j] for i, j in enumerate(optimal_assignment(matrix))]
+    return _npsum(chosen) / size
 
 
 def _attribute_distance(a: Attribute, b: Attribute) -> float:
+    # Equal defaults (mostly none) add 0.1 * 0.0, that is 0.0, without computing it.
+    defaults = 0.0
+    if a.default_value != b.default_value:
+        defaults = 0.1 * normalised_levenshtein(a.default_value or "", b.default_value or "")
     return (
         0.5 * normalised_levenshtein(a.name, b.name)
         + 0.3 * (a.type != b.type)
         + 0.1 * (a.is_constant != b.is_constant)
-        + 0.1 * normalised_levenshtein(a.default_value or "", b.default_value or "")
+        + defaults
     )
 
 
-@lru_cache(maxsize=1 << 16)
-def _class_distance(a: Class, b: Class) -> float:
+def _vertex_cost(a: Class, b: Class) -> float:
+    """0 for the same class name whatever the attributes, upstream's quirk."""
+    if a.name == b.name:
+        return 0.0
     return (
         0.4 * normalised_levenshtein(a.name, b.name)
         + 0.1 * (a.is_abstract != b.is_abstract)
-        + 0.5 * _attributes_distance(a.attributes, b.attributes)
+        + 0.5 * _set_distance(a.attributes, b.attributes, _attribute_distance)
     )
 
 
 def _edges(diagram: Diagram) -> list[Edge]:
     """Relationships between explicit classes, grouped by unordered pair in first-seen order."""
     explicit = {c.name for c in diagram.classes}
-    grouped: dict[str, list[Relationship]] = {}
+    grouped: dict[str, list[Features]] = {}
     for rel in diagram.relationships:
         if rel.source in explicit and rel.target in explicit:
             low, high = sorted((f"v_{rel.source}", f"v_{rel.target}"))
-            grouped.setdefault(f"e_{low}_{high}", []).append(rel)
+            features = (rel.kind, rel.label, rel.source_cardinality, rel.target_cardinality)
+            grouped.setdefault(f"e_{low}_{high}", []).append(features)
     return [Edge(edge_id, tuple(rels)) for edge_id, rels in grouped.items()]
 
 
 def _edge_cost(a: Edge, b: Edge) -> float:
-    """0 for the same pair of class names; computed even then, as upstream can crash in it.
-
-    Most edges hold one relationship: their distance is computed directly, as hashing the two
-    relationships for the memo costs more than the memoised distances it would look up.
-    """
+    """0 for the same pair of class names; computed even then, as upstream can crash in it."""
     first, second = a.relationships, b.relationships
-    if len(first) == 1 and len(second) == 1:
+    if len(first) == 1 and len(second) == 1:  # most edges: the shortcut of ``_set_distance``
         distance = _relation_distance(first[0], second[0])
     else:
-        distance = _relationships_distance(first, second)
+        distance = _set_distance(first, second, _relation_distance)
     return 0.0 if a.id == b.id else distance
 
 
 @lru_cache(maxsize=1 << 16)
-def _relationships_distance(
-    first: tuple[Relationship, ...], second: tuple[Relationship, ...]
-) -> float:
-    return _set_distance(first, second, _relation_distance)
-
-
-def _relation_distance(r: Relationship, s: Relationship) -> float:
+def _relation_distance(r: Features, s: Features) -> float:
+    """Memoised: few distinct relationships recur across the edges of a study."""
+    (kind, label, source, target), (other_kind, other_label, other_source, other_target) = r, s
     return (
-        0.4 * _kind_distance(r.kind, s.kind)
-        + 0.3 * _end_distance(r.label, s.label, r.source_cardinality, s.source_cardinality)
-        + 0.3 * _end_distance(r.label, s.label, r.target_cardinality, s.target_cardinality)
+        0.4 * _kind_distance(kind, other_kind)
+        + 0.3 * _end_distance(label, other_label, source, other_source)
+        + 0.3 * _end_distance(label, other_label, target, other_target)
     )
 
 

@@ -34,14 +34,12 @@ from dataclasses import dataclass
 from functools import lru_cache, partial
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from dmbench.errors import MetricError
 from dmbench.metrics._normalise import Normalised, normalise
 from dmbench.metrics.metrik4 import greedy_matching
 from dmbench.plantuml import Diagram, parse
 
-if TYPE_CHECKING:  # networkx and scipy.optimize are imported where used: 0.8 s a process
+if TYPE_CHECKING:  # networkx, scipy.optimize and numpy are imported where used: 0.9 s a process
     import networkx as nx
 
 EXACT_GED_MAX_SIZE = 15
@@ -150,7 +148,7 @@ def _intra_similarity(first: ClassGraph, second: ClassGraph) -> float:
         return 1.0
     if not first.stars or not second.stars:
         return 0.0
-    matrix = np.array([[_star_similarity(a, b) for b in second.stars] for a in first.stars])
+    matrix = [[_star_similarity(a, b) for b in second.stars] for a in first.stars]
     total, _ = greedy_matching(matrix)
     return (2.0 * total) / (len(first.stars) + len(second.stars))
 
@@ -380,6 +378,7 @@ def _alignment(m: int, n: int) -> tuple[int | None, ...]:
     The matrix is networkx's: free substitutions, deletions and insertions of cost 1 on their
     diagonals, ``m + n + 1`` elsewhere; scipy's tie-breaking decides the alignment.
     """
+    import numpy as np
     from scipy.optimize import linear_sum_assignment
 
     big = m + n + 1
@@ -460,6 +459,7 @@ def _edge_step_cost(
 def _best_gain(gain: list[list[int]]) -> int:
     """The largest total of a matching in a small gain matrix (exhaustive up to 4 rows)."""
     if len(gain) > 4:
+        import numpy as np
         from scipy.optimize import linear_sum_assignment
 
         matrix = np.array(gain)

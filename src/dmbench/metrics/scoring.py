@@ -10,14 +10,11 @@ by ``score-pairs`` and the scoring of runs.
 
 from __future__ import annotations
 
-import multiprocessing
-import multiprocessing.context
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field, fields
 from functools import lru_cache, partial
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from dmbench.errors import MetricError, MissingPrerequisiteError, UnknownNameError
 from dmbench.metrics import metrik1, metrik2, metrik3, metrik5
@@ -25,6 +22,9 @@ from dmbench.metrics._score_memo import remembered
 from dmbench.metrics._wordsim import word_similarity
 from dmbench.metrics.metrik4 import Explanation, compare
 from dmbench.plantuml import CR_ONLY_LINE_ENDINGS, cr_only_line_endings, parse
+
+if TYPE_CHECKING:  # the process pool is imported where used: 0.03 s of every cold pair
+    import multiprocessing.context
 
 EMPTY_GENERATED_MODEL = "empty_generated_model"
 
@@ -218,6 +218,8 @@ def score_benchmark_many(
     count = _worker_count(workers, len(pairs))
     if count <= 1:
         return [score_benchmark(ref, gen, metric) for ref, gen in pairs]
+    from concurrent.futures import ProcessPoolExecutor
+
     word_similarity()
     size = -(-len(pairs) // (count * _CHUNKS_PER_WORKER))
     chunks = [pairs[i : i + size] for i in range(0, len(pairs), size)]
@@ -236,6 +238,8 @@ def _worker_count(workers: int | None, n_pairs: int) -> int:
 
 def _pool_context() -> multiprocessing.context.BaseContext:
     """Fork where it is safe and available (Linux), so workers inherit the loaded WordNet."""
+    import multiprocessing
+
     if sys.platform == "linux":
         return multiprocessing.get_context("fork")
     return multiprocessing.get_context()

@@ -16,6 +16,8 @@ grammar's ``ARROW`` token does not accept; only the meanings and the trial order
 Where one of upstream's patterns backtracks more than linearly on a hostile line (a run of
 spaces, an open quote), it is matched here by code or a simpler pattern that gives the same
 groups in one pass; ``tests/test_linear_readings.py`` keeps upstream's patterns as the oracle.
+The relationship patterns themselves still read short ordinary lines, where their backtracking
+is bounded, and the readings of short lines are memoised: a study's diagrams share most lines.
 """
 
 from __future__ import annotations
@@ -23,8 +25,10 @@ from __future__ import annotations
 import re
 import string
 from bisect import bisect_right
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
+from functools import lru_cache, partial
+from typing import TypeVar
 
 from dmbench.errors import ParseError
 from dmbench.plantuml._block import find_block
@@ -178,6 +182,87 @@ class _RelationshipLine:
         return (line[start:end], None) if end == n else None
 
 
+def _upstream_relationship(arrow: str) -> re.Pattern[str]:
+    """Upstream's pattern for one arrow (see ``_RelationshipLine`` for what it backtracks on)."""
+    cardinality = r'(?:"([^"]*)"?\s*)?'
+    return re.compile(
+        rf"^({IDENT})\s*{cardinality}{re.escape(arrow)}\s*{cardinality}({IDENT})(?:\s*:\s*(.+))?$"
+    )
+
+
+_RELATIONSHIPS = tuple(
+    (arrow, _upstream_relationship(arrow), kind, swap) for arrow, kind, swap in ARROWS
+)
+#: A short printable line without three spaces in a row (so without a run of three whitespace
+#: characters: the only printable one is the space) is matched by upstream's own patterns: there
+#: their backtracking stays bounded (the worst such line a search found costs some 0.2 ms for all
+#: 19 arrows together). Any other line goes to the linear matcher. Short lines are also
+#: memoised: they recur across the diagrams of a record and a study, and the bound keeps each
+#: memo small whatever the input.
+_SHORT_LINE = 128
+_MEMOISED_LINES = 1 << 14
+
+T = TypeVar("T")
+
+
+def _memoised_short_lines(read: Callable[[str], T]) -> Callable[[str], T]:
+    """``read`` of one line, memoised for lines of at most ``_SHORT_LINE`` characters."""
+    remembered = lru_cache(maxsize=_MEMOISED_LINES)(read)
+
+    def read_line(line: str) -> T:
+        return remembered(line) if len(line) <= _SHORT_LINE else read(line)
+
+    return read_line
+
+
+def _binary_relationship(line: str) -> Relationship | None:
+    """The relationship of the first arrow whose upstream pattern matches ``line``, if any."""
+    if len(line) <= _SHORT_LINE and line.isprintable() and "   " not in line:
+        for arrow, pattern, kind, swap in _RELATIONSHIPS:
+            if arrow in line and (m := pattern.match(line)):
+                return _relationship(kind, swap, *m.groups())
+        return None
+    candidate = _RelationshipLine(line)
+    for arrow, _pattern, kind, swap in _RELATIONSHIPS:
+        found = candidate.match(arrow)
+        if found is not None:
+            return _relationship(kind, swap, *found)
+    return None
+
+
+def _relationship(
+    kind: str,
+    swap: bool,
+    source: str,
+    source_card: str | None,
+    target_card: str | None,
+    target: str,
+    label: str | None,
+) -> Relationship:
+    if swap:
+        source, target = target, source
+        source_card, target_card = target_card, source_card
+    label = label.strip() if label else None
+    return Relationship(kind, source, target, source_card, target_card, label)
+
+
+_read_relationship = _memoised_short_lines(_binary_relationship)
+
+
+def _class_header(line: str) -> tuple[str, bool, bool, str] | None:
+    """(name, abstract, opens a body, rest stripped) where upstream's patterns see a class."""
+    for pattern, abstract in ((_ABSTRACT_CLASS, True), (_CLASS, False)):
+        m = pattern.match(line)
+        if m:
+            brace, rest = m.group(2) is not None, m.group(3).strip()
+            if brace or not rest or rest == "}":
+                return m.group(1), abstract, brace, rest
+    return None
+
+
+_read_class_header = _memoised_short_lines(_class_header)
+
+
 def parse_compat(text: str, *, keep_static: bool = False) -> Diagram:
     """Read ``text`` as metrik-4's strict parser does; raise ``ParseError`` where it raises.
 
@@ -196,6 +281,8 @@ def parse_compat(text: str, *, keep_static: bool = False) -> Diagram:
 
 def _strip_comments(block: str) -> list[str]:
     """Remove comments the way upstream does: line count kept, any apostrophe cuts the rest."""
+    if "'" not in block and "/" not in block:  # no comment can start: most blocks
+        return block.split("\n")
     out: list[str] = []
     in_block = False
     for line in block.split("\n"):
@@ -241,7 +328,7 @@ def parse_attribute(line: str, keep_static: bool = False) -> Attribute | None:
         return replace(attribute, is_constant=True)
     if line.startswith("enum "):
         return None
-    if m := _CONST_ATTR.match(line):
+    if line.startswith("const") and (m := _CONST_ATTR.match(line)):
         return Attribute(m.group(2), m.group(1), m.group(3).strip(), True)
     if found := _name_type(line):
         return Attribute(*found)
@@ -250,6 +337,12 @@ def parse_attribute(line: str, keep_static: bool = False) -> Attribute | None:
     if m := _NAME_ATTR.match(line):
         return Attribute(m.group(1))
     return None
+
+
+_ATTRIBUTE_READERS = {
+    keep_static: _memoised_short_lines(partial(parse_attribute, keep_static=keep_static))
+    for keep_static in (False, True)
+}
 
 
 def _name_type(line: str) -> tuple[str, str, str | None] | None:
@@ -299,7 +392,7 @@ class _Reader:
         i = 0
         while i < len(self.lines):
             line = self.lines[i]
-            if not line or line.startswith("@startuml") or line.startswith("@enduml"):
+            if not line or line.startswith(("@startuml", "@enduml")):
                 i += 1
                 continue
             i = self._top_level(i, line)
@@ -313,17 +406,21 @@ class _Reader:
         )
 
     def _top_level(self, i: int, line: str) -> int:
-        """Handle the construct starting at line ``i``; return the index of the next line."""
-        for pattern, abstract in ((_ABSTRACT_CLASS, True), (_CLASS, False)):
-            m = pattern.match(line)
-            if m and (m.group(2) or not m.group(3).strip() or m.group(3).strip() == "}"):
-                return self._class(i, m, abstract)
-        if m := _INLINE_ENUM.match(line):
-            self.enums.append(_inline_enum(m))
-            return i + 1
-        if m := _BLOCK_ENUM.match(line):
-            return self._block_enum(i, m.group(1))
-        if m := _NOTE.match(line):
+        """Handle the construct starting at line ``i``; return the index of the next line.
+
+        The keyword patterns are tried in upstream's order, each only on a line starting with
+        its keyword's first letter (either case where the pattern ignores case).
+        """
+        head = line[0]
+        if head in "aAcC" and (header := _read_class_header(line)):
+            return self._class(i, *header)
+        elif head == "e":
+            if m := _INLINE_ENUM.match(line):
+                self.enums.append(_inline_enum(m))
+                return i + 1
+            if m := _BLOCK_ENUM.match(line):
+                return self._block_enum(i, m.group(1))
+        elif head in "nN" and (m := _NOTE.match(line)):
             return self._note(i, m.group(1))
         if self._relationship(line):
             return i + 1
@@ -332,31 +429,30 @@ class _Reader:
             return i + 1
         raise self._unrecognised(i, line)
 
-    def _class(self, i: int, m: re.Match[str], abstract: bool) -> int:
-        name, brace, rest = m.group(1), m.group(2), m.group(3).strip()
+    def _class(self, i: int, name: str, abstract: bool, brace: bool, rest: str) -> int:
+        read_attribute = _ATTRIBUTE_READERS[self.keep_static]
         if rest == "}" or not brace:
             self.classes.append(Class(name, abstract))
             return i + 1
         if "}" in rest:
             content = rest.rstrip("}").strip()
             parts = content.split(";")
-            attrs = (parse_attribute(part.strip(), self.keep_static) for part in parts)
+            attrs = (read_attribute(part.strip()) for part in parts)
             self.classes.append(Class(name, abstract, tuple(a for a in attrs if a)))
             return i + 1
+        try:
+            close = self.lines.index("}", i + 1)
+        except ValueError:
+            raise self._error(f"Class '{name}' at line {i + 1} not properly closed", i) from None
         attributes: list[Attribute] = []
         nested: list[Enum] = []
-        j = i + 1
-        while j < len(self.lines):
-            body = self.lines[j]
-            if body == "}":
-                self.classes.append(Class(name, abstract, tuple(attributes), tuple(nested)))
-                return j + 1
-            if em := _INLINE_ENUM.match(body):
+        for body in self.lines[i + 1 : close]:
+            if body.startswith("enum") and (em := _INLINE_ENUM.match(body)):
                 nested.append(_inline_enum(em))
-            elif body and (attr := parse_attribute(body, self.keep_static)):
+            elif body and (attr := read_attribute(body)):
                 attributes.append(attr)
-            j += 1
-        raise self._error(f"Class '{name}' at line {i + 1} not properly closed", i)
+        self.classes.append(Class(name, abstract, tuple(attributes), tuple(nested)))
+        return close + 1
 
     def _block_enum(self, i: int, name: str) -> int:
         values: list[str] = []
@@ -387,7 +483,7 @@ class _Reader:
         raise self._error(f"Note at line {i + 1} not properly closed", i)
 
     def _relationship(self, line: str) -> bool:
-        if m := _ASSOC_CLASS.match(line):
+        if line.startswith("(") and (m := _ASSOC_CLASS.match(line)):
             a, b, target, label = m.groups()
             self.relationships.append(
                 Relationship(
@@ -400,28 +496,12 @@ class _Reader:
             )
             self.mentioned.update((a, b, target))
             return True
-        candidate = _RelationshipLine(line)
-        for arrow, kind, swap in ARROWS:
-            found = candidate.match(arrow)
-            if found is None:
-                continue
-            source, source_card, target_card, target, label = found
-            if swap:
-                source, target = target, source
-                source_card, target_card = target_card, source_card
-            self.relationships.append(
-                Relationship(
-                    kind,
-                    source,
-                    target,
-                    source_card,
-                    target_card,
-                    label.strip() if label else None,
-                )
-            )
-            self.mentioned.update((source, target))
-            return True
-        return False
+        relationship = _read_relationship(line)
+        if relationship is None:
+            return False
+        self.relationships.append(relationship)
+        self.mentioned.update((relationship.source, relationship.target))
+        return True
 
     def _standalone_attribute(self, class_name: str, attribute: str) -> None:
         """``A : x`` adds ``x`` to the first class named ``A``, declared before or here."""

@@ -30,8 +30,16 @@ def parser() -> Lark:
 
 
 def terminal(name: str) -> str:
-    """The regular expression of one of the grammar's tokens."""
-    return parser().get_terminal(name).pattern.to_regexp()
+    """The regular expression of one of the grammar's tokens, a ``NAME: /pattern/`` line.
+
+    Read from the grammar's text rather than from the built parser: building it takes some 40
+    ms, which a process that only reads the ``compat`` way would pay at import for nothing
+    (``tests/test_plantuml_standard.py`` checks the two agree).
+    """
+    found = re.search(rf"^{re.escape(name)}(?:\.\d+)?:[ \t]*/(.+)/[ \t]*$", grammar_text(), re.M)
+    if found is None:
+        raise KeyError(f"no one-pattern terminal {name!r} in grammar.lark")
+    return found.group(1)
 
 
 def grammar_arrows(*arrows: str) -> tuple[str, ...]:

@@ -3,7 +3,8 @@
 Every plot is computed from the per-output scores of the canonical runs (metrik-4 as published,
 metrik-4-standard as recomputed), pooled over each cell's three runs; the alt text carries the
 numbers a screen reader needs. Figures are made without pyplot (no global state, no GUI
-backend), and the output is deterministic (fixed hash salt, no date).
+backend), and the output is deterministic (fixed hash salt, no date). matplotlib is imported
+when a plot is drawn: a report rebuilt from unchanged inputs draws none.
 """
 
 from __future__ import annotations
@@ -11,16 +12,18 @@ from __future__ import annotations
 import io
 import statistics
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import matplotlib
 import numpy as np
-from matplotlib.figure import Figure
 
 from dmbench.metrics import PUBLISHED_METRIC, STANDARD_METRIC
 from dmbench.report.data import Cell, RecordView
 from dmbench.tables.results import ELEMENTS
 
 DATASET_NAMES = {"ds1": "DS-1", "ds2": "DS-2"}
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
 _COLOURS = ("#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860", "#da8bc3")
 
 
@@ -52,6 +55,8 @@ def _scores(
 
 
 def _svg(figure: Figure) -> bytes:
+    import matplotlib
+
     buffer = io.BytesIO()
     with matplotlib.rc_context({"svg.hashsalt": "dmbench"}):
         figure.savefig(buffer, format="svg", metadata={"Date": None}, bbox_inches="tight")
@@ -59,6 +64,8 @@ def _svg(figure: Figure) -> bytes:
 
 
 def _figure(columns: int, width: float, height: float):
+    from matplotlib.figure import Figure
+
     figure = Figure(figsize=(width, height))
     return figure, figure.subplots(1, columns, sharey=True) if columns > 1 else figure.subplots()
 

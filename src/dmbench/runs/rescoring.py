@@ -17,6 +17,7 @@ from pathlib import Path
 
 from dmbench.errors import UnknownNameError
 from dmbench.metrics import DEFAULT_METRIC, BenchmarkScore, score_benchmark_many
+from dmbench.runs.pair_scores import PairScores, pair_key
 from dmbench.runs.scores import ScoreRow
 from dmbench.runs.store import Run, list_runs
 from dmbench.sources.records import BenchmarkRecord
@@ -43,6 +44,8 @@ class Rescored:
     rows: dict[str, tuple[ScoreRow, ...]]
     """Per run id, one row per output, in output order."""
     distinct_pairs: int
+    reused: int = 0
+    """Distinct pairs whose scores came from the kept scores (see ``pair_scores``)."""
 
 
 def rescore(
@@ -50,8 +53,12 @@ def rescore(
     runs: Sequence[Run],
     metric: str = DEFAULT_METRIC,
     workers: int | None = None,
+    kept: PairScores | None = None,
 ) -> Rescored:
-    """Score every output of ``runs`` with ``metric``, each distinct pair once; store nothing."""
+    """Score every output of ``runs`` with ``metric``, each distinct pair once; store nothing.
+
+    A pair found in ``kept`` is not computed again; the pairs computed are added to it.
+    """
     references = {r.record_id: r.reference for r in records}
     outputs = {run.info.run_id: run.outputs() for run in runs}
     pairs = list(
@@ -59,9 +66,14 @@ def rescore(
             (references[o.record_id], o.generated) for rows in outputs.values() for o in rows
         )
     )
-    scored = dict(
-        zip(pairs, score_benchmark_many(pairs, metric=metric, workers=workers), strict=True)
-    )
+    keys = {pair: pair_key(metric, *pair) for pair in pairs} if kept is not None else {}
+    scored = {pair: found for pair, key in keys.items() if (found := kept.get(key)) is not None}
+    missing = [pair for pair in pairs if pair not in scored]
+    computed = score_benchmark_many(missing, metric=metric, workers=workers) if missing else []
+    for pair, score in zip(missing, computed, strict=True):
+        scored[pair] = score
+        if kept is not None:
+            kept.put(keys[pair], score)
     result = {
         run_id: tuple(
             _row(
@@ -74,7 +86,7 @@ def rescore(
         )
         for run_id, rows in outputs.items()
     }
-    return Rescored(metric, result, len(pairs))
+    return Rescored(metric, result, len(pairs), len(pairs) - len(missing))
 
 
 def _row(run_id: str, record_id: str, metric: str, score: BenchmarkScore) -> ScoreRow:
