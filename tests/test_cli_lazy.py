@@ -80,3 +80,17 @@ def test_a_metrik4_pair_loads_neither_numpy_nor_scipy(tmp_path):
     loaded = _loaded_after("score-pair", str(reference), str(generated))
     assert "dmbench.metrics.metrik4" in loaded
     assert not {"numpy", "scipy", "pandas", "networkx"} & loaded
+
+
+def test_blas_runs_one_thread_unless_the_user_chose():
+    """OpenBLAS's idle threads spin: dmbench asks for one unless OPENBLAS_NUM_THREADS is set."""
+    import os
+
+    probe = "import os, dmbench, numpy; print(os.environ['OPENBLAS_NUM_THREADS'])"
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    for given, expected in ((None, "1"), ("3", "3")):
+        run_env = env if given is None else {**env, "OPENBLAS_NUM_THREADS": given}
+        done = subprocess.run(
+            [sys.executable, "-c", probe], capture_output=True, text=True, check=True, env=run_env
+        )
+        assert done.stdout.strip() == expected
