@@ -33,8 +33,11 @@ def shared_dir(root: Path | None = None) -> Path:
 
 
 def _user_cache_dir() -> Path:
-    """dmbench's folder in the user's cache (``$XDG_CACHE_HOME``, default ``~/.cache``)."""
-    return Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "dmbench"
+    """dmbench's folder in the user's cache (``$XDG_CACHE_HOME``, default ``~/.cache``); a
+    relative ``$XDG_CACHE_HOME`` is ignored, as the XDG spec says, so no cache lands in the
+    current folder (a package folder, say). Raises ``RuntimeError`` when there is no home."""
+    given = os.environ.get("XDG_CACHE_HOME", "")
+    return (Path(given) if os.path.isabs(given) else Path.home() / ".cache") / "dmbench"
 
 
 def fetch_cache_dir() -> Path:
@@ -45,12 +48,16 @@ def fetch_cache_dir() -> Path:
     return _user_cache_dir() / "sources"
 
 
-def derived_cache_dir() -> Path:
+def derived_cache_dir() -> Path | None:
     """Where files derived from dmbench's inputs are kept so later processes skip the work (the
-    record of NLTK files found equal to their pins, the tagger's parsed model): beside the fetch
-    cache, never inside it, so ``$DMBENCH_CACHE`` keeps holding the sources alone. Deleting it
-    is always safe."""
-    return _user_cache_dir() / "derived"
+    record of NLTK files found equal to their pins, the tagger's parsed model, the main job's
+    pair scores): beside the fetch cache, never inside it, so ``$DMBENCH_CACHE`` keeps holding
+    the sources alone. Deleting it is always safe; None when the user has no home (nothing is
+    kept then)."""
+    try:
+        return _user_cache_dir() / "derived"
+    except RuntimeError:
+        return None
 
 
 def default_sources_dir(root: Path | None = None) -> Path:

@@ -62,11 +62,13 @@ def perceptron_tagger(cache_dir: Path | None = None):
 
     tagger = PerceptronTagger(load=False)
     names = tagger.param_files("eng")
-    cached = (cache_dir or derived_cache_dir()) / f"perceptron-tagger-eng-{_key(names)}.marshal"
-    payload = read_derived(cached)
+    folder = cache_dir or derived_cache_dir()
+    cached = folder / f"perceptron-tagger-eng-{_key(names)}.marshal" if folder else None
+    payload = read_derived(cached) if cached else None
     if payload is None:
         payload = _derive(names)
-        write_derived(cached, payload)
+        if cached:
+            write_derived(cached, payload)
     tagdict, classes, starts, blob = marshal.loads(payload)
     tagger.decode_json_params((LazyWeights(starts, blob), tagdict, classes))
     return tagger

@@ -113,8 +113,9 @@ class PinRecord:
             self._changed = False
 
 
-def pin_record_path() -> Path:
-    return derived_cache_dir() / "nltk-pins.json"
+def pin_record_path() -> Path | None:
+    folder = derived_cache_dir()
+    return folder / "nltk-pins.json" if folder else None
 
 
 def _stream_sha256(stream) -> str:
@@ -160,7 +161,8 @@ def refuse_unpinned_found(record_path: Path | None = None) -> None:
     """
     import nltk
 
-    record = PinRecord(record_path or pin_record_path())
+    path = record_path or pin_record_path()
+    record = PinRecord(path) if path else None
     for rel in NLTK_PINS:
         try:
             pointer = nltk.data.find(rel)
@@ -172,4 +174,5 @@ def refuse_unpinned_found(record_path: Path | None = None) -> None:
         else:
             with pointer.open() as stream:
                 _refuse_difference(rel, str(pointer), _stream_sha256(stream))
-    record.save()
+    if record is not None:
+        record.save()
