@@ -41,7 +41,7 @@ from dmbench.cli._options import elapsed, package_option, sources_option
 @click.option(
     "--rescore",
     is_flag=True,
-    help="Compute every pair score, none kept from an earlier run (.dmbench-cache/scores/).",
+    help="Compute every pair score, reusing none an earlier run kept in the user cache.",
 )
 @package_option
 def reproduce(

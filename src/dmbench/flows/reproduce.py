@@ -24,7 +24,7 @@ from dmbench.metrics import (
 )
 from dmbench.package import build, load_records, validate_package
 from dmbench.report import build_site
-from dmbench.runs.pair_scores import CACHE_FILE, PairScores
+from dmbench.runs.pair_scores import PairScores
 from dmbench.runs.rescoring import Rescored, rescore, select_runs
 from dmbench.runs.verify import verify
 from dmbench.sources import fetch, pinned_files, verify_all
@@ -59,8 +59,8 @@ def _reuse_note(reused: int, pairs: int) -> str:
     if not reused:
         return ""
     return (
-        f"; {reused} of {pairs} distinct pair scores kept from an earlier run with the same "
-        f"scoring code and data ({CACHE_FILE}; --rescore computes them all)"
+        f"; {reused} of {pairs} distinct pair scores computed by an earlier run with the same "
+        "scoring code and libraries, kept in the user cache (--rescore computes them all)"
     )
 
 
@@ -122,7 +122,7 @@ def reproduce(
         # Every run's metrik-4 scores, computed once: verification reads the published runs'
         # rows, the score stage stores all of them.
         records, runs = load_records(package_dir), select_runs(package_dir)
-        kept.append(PairScores.read(package_dir, fresh=rescore_all))
+        kept.append(PairScores.read(fresh=rescore_all))
         shared.append(rescore(records, runs, PUBLISHED_METRIC, workers, kept[0]))
         kept[0].save()
         report = verify(package_dir, workers=workers, rescored=shared[0])
