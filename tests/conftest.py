@@ -72,6 +72,9 @@ def pytest_configure(config: pytest.Config) -> None:
     # same diagrams, and a cold render of them all is a minute of PlantUML).
     session = results_support.session_dir()
     os.environ.setdefault("DMBENCH_RENDER_CACHE", str(session / "render"))
+    # The user's cache (derived NLTK files, kept pair scores) is the session's: no test reads
+    # what a developer's earlier runs left, and none writes into it.
+    os.environ["XDG_CACHE_HOME"] = str(session / "cache")
     config.addinivalue_line(
         "markers", "needs_shared: the test reads ../shared; skipped when it is absent"
     )
