@@ -82,13 +82,17 @@ def test_a_metrik4_pair_loads_neither_numpy_nor_scipy(tmp_path):
     assert not {"numpy", "scipy", "pandas", "networkx"} & loaded
 
 
-def test_blas_runs_one_thread_unless_the_user_chose():
-    """OpenBLAS's idle threads spin: dmbench asks for one unless OPENBLAS_NUM_THREADS is set."""
+def test_blas_runs_one_thread_in_a_command_unless_the_user_chose():
+    """OpenBLAS's idle threads spin: a dmbench command asks for one unless OPENBLAS_NUM_THREADS
+    is set; the library leaves numpy's default alone."""
     import os
 
-    probe = "import os, dmbench, numpy; print(os.environ['OPENBLAS_NUM_THREADS'])"
+    probe = (
+        "import os, sys, dmbench.api\nprint(os.environ.get('OPENBLAS_NUM_THREADS'))\n"
+        "from dmbench.cli import main\nprint(os.environ['OPENBLAS_NUM_THREADS'])"
+    )
     env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
-    for given, expected in ((None, "1"), ("3", "3")):
+    for given, expected in ((None, "None\n1"), ("3", "3\n3")):
         run_env = env if given is None else {**env, "OPENBLAS_NUM_THREADS": given}
         done = subprocess.run(
             [sys.executable, "-c", probe], capture_output=True, text=True, check=True, env=run_env

@@ -16,20 +16,12 @@ and spaCy, which the package API needs.
 from __future__ import annotations
 
 import importlib
-import os
 from typing import Any
 
 from dmbench._version import __version__
 from dmbench.errors import DmbenchError, ParseError, UnknownNameError
 
 _API = ("Package", "parse", "score_pair")
-
-# numpy's OpenBLAS keeps a thread per core that spins while it waits for work: on two cores that
-# was 1.5 of a warm main job's 9 s of CPU, and a seventh of metrik-1's cold pass. dmbench
-# multiplies no matrix large enough to gain from threads; one thread also keeps every BLAS sum in
-# one order whatever the machine. A value the user set is kept; numpy imported before dmbench
-# keeps its threads.
-os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 __all__ = [
     "DmbenchError",

@@ -7,10 +7,18 @@ client that other commands need (``tests/test_cli_lazy.py`` holds each summary t
 
 from __future__ import annotations
 
+import os
+
 import click
 
 from dmbench._version import __version__
 from dmbench.cli._group import DmbenchGroup, LazyCommand
+
+# numpy's OpenBLAS keeps a thread per core that spins while it waits for work: on two cores that
+# was 1.5 of a warm main job's 9 s of CPU. No dmbench command multiplies a matrix large enough to
+# gain from threads. Set for the command's process only (a library user keeps numpy's default);
+# a value the user set is kept.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 LAZY_COMMANDS = (
     LazyCommand("sources", "commands_sources", "Upstream inputs, pinned by commit and sha256."),
