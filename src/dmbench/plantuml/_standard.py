@@ -124,6 +124,10 @@ class _Builder:
         )
 
 
+#: Longer lines are parsed every time: they rarely recur, and the memo stays small.
+_MEMOISED_LINE = 128
+
+
 @lru_cache(maxsize=1 << 15)
 def _parse_line(line: str, start: str) -> Tree:
     """One line's parse tree, shared by every diagram holding that line (the reader only reads
@@ -148,8 +152,11 @@ class _Reader:
         return self.out.diagram()
 
     def _parse(self, i: int, start: str) -> Tree:
+        line = self.lines[i]
         try:
-            return _parse_line(self.lines[i], start)
+            if len(line) > _MEMOISED_LINE:
+                return parser().parse(line, start=start)
+            return _parse_line(line, start)
         except UnexpectedInput as exc:
             raise self._unexpected(i, exc) from None
 
