@@ -25,10 +25,16 @@ command -v chromium >/dev/null || apt_install chromium
 command -v dot >/dev/null || apt_install graphviz
 [ -f /usr/share/doc/wordnet-base/copyright ] || apt_install wordnet-base
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
-# pip takes ~12 s to find everything already installed: skip it while the two files it reads are
-# those of the last install (the install is editable, so changed code needs no reinstall).
-installed_for=$(cat pyproject.toml constraints.txt | sha256sum | cut -d' ' -f1)
-if [ "$(cat .venv/.dmbench-installed 2>/dev/null)" != "$installed_for" ]; then
+# pip takes ~12 s to find everything already installed: skip it while the two files it reads, the
+# Python and the installed distributions are those of the last install (the install is editable,
+# so changed code needs no reinstall; a package upgraded or removed by hand makes pip run again).
+install_state() {
+  { cat pyproject.toml constraints.txt
+    .venv/bin/python -VV
+    ls .venv/lib/python*/site-packages | grep -E '\.dist-info$' || true
+  } | sha256sum | cut -d' ' -f1
+}
+if [ "$(cat .venv/.dmbench-installed 2>/dev/null)" != "$(install_state)" ]; then
   .venv/bin/python -m pip install --quiet --disable-pip-version-check -c constraints.txt -e ".[test]"
-  echo "$installed_for" > .venv/.dmbench-installed
+  install_state > .venv/.dmbench-installed
 fi
