@@ -23,8 +23,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rapidfuzz.process import cdist
-
 from dmbench.metrics._contract import require_valid
 from dmbench.metrics._levenshtein import levenshtein
 from dmbench.plantuml import memoised, parse_compat
@@ -143,13 +141,14 @@ def _map_classes(
 ) -> list[tuple[Class, Class, str]]:
     """Upstream's three greedy stages: close names, contained names, shared attributes.
 
-    The name distances of all pairs are computed in one call; the attribute names of a generated
-    class are collected once.
+    The attribute names of a generated class are collected once. The name distances are asked
+    pair by pair: RapidFuzz's ``cdist`` would answer in one call, but returns a numpy array, and
+    importing numpy (whose BLAS threads then spin on an idle core) cost more than it saved.
     """
     if not reference or not generated:
         return []
     gen_names = [c.name for c in generated]
-    distances = cdist([c.name for c in reference], gen_names, scorer=levenshtein).tolist()
+    distances = [[levenshtein(ref.name, name) for name in gen_names] for ref in reference]
     attribute_names = [frozenset([a.name for a in gen.attributes]) for gen in generated]
     close, contained = [], []
     for ref, row in zip(reference, distances):
