@@ -261,3 +261,31 @@ class TestNltkData:
     def test_present_data(self):
         """The offline data beside the checkout has every resource."""
         assert nltk_data.missing_resources() == []
+
+
+class TestNumpySum:
+    """metrik-2's sums as numpy adds them, without numpy: numpy is the oracle."""
+
+    SIZES = (0, 1, 7, 8, 9, 15, 16, 17, 127, 128, 129, 135, 136, 255, 256, 257, 600, 1031)
+
+    @staticmethod
+    def _values(rng, size: int, kind: int) -> list[float]:
+        if kind == 0:
+            return [rng.uniform(-1, 1) * 10 ** rng.randint(-8, 8) for _ in range(size)]
+        if kind == 1:
+            return [rng.choice([0.0, -0.0, 1.0, 0.5, 1 / 3, 2 / 3, 0.1]) for _ in range(size)]
+        return [rng.random() for _ in range(size)]
+
+    def test_every_sum_is_numpys_bit_for_bit(self):
+        import random
+
+        import numpy as np
+
+        from dmbench.metrics.metrik2 import _npsum
+
+        rng = random.Random(25)
+        for size in self.SIZES:
+            for trial in range(60):
+                values = self._values(rng, size, trial % 3)
+                expected = float(np.asarray(values, dtype=np.float64).sum())
+                assert repr(_npsum(values)) == repr(expected), (size, values)

@@ -177,12 +177,35 @@ def _add(values: Sequence[float]) -> float:
 
 
 def _npsum(values: Sequence[float]) -> float:
-    """``numpy.ndarray.sum`` of ``values``: left to right below 8 entries, pairwise above."""
-    if len(values) < 8:
-        return _add(values)
-    import numpy as np  # only for sums of 8 or more: a cold metrik-4 score then loads no numpy
+    """``numpy.ndarray.sum`` of float64 ``values``, bit for bit, without numpy.
 
-    return float(np.asarray(values, dtype=np.float64).sum())
+    numpy adds fewer than 8 values left to right; up to 128 in eight interleaved running sums
+    combined as ``((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))``, then the remainder left
+    to right; more by halves (the first a multiple of 8), recursively. Importing numpy for this
+    cost a cold process 0.1 s, and its BLAS threads spin on an idle core;
+    ``tests/test_metrics_units.py`` keeps numpy as the oracle.
+    """
+    return _pairwise_sum(values, 0, len(values))
+
+
+def _pairwise_sum(values: Sequence[float], start: int, count: int) -> float:
+    if count < 8:
+        return _add(values[start : start + count])
+    if count <= 128:
+        sums = list(values[start : start + 8])
+        whole = count - count % 8
+        for block in range(start + 8, start + whole, 8):
+            for lane in range(8):
+                sums[lane] += values[block + lane]
+        total = ((sums[0] + sums[1]) + (sums[2] + sums[3])) + (
+            (sums[4] + sums[5]) + (sums[6] + sums[7])
+        )
+        for index in range(start + whole, start + count):
+            total += values[index]
+        return total
+    half = count // 2
+    half -= half % 8
+    return _pairwise_sum(values, start, half) + _pairwise_sum(values, start + half, count - half)
 
 
 def _clamp(value: float) -> float:
