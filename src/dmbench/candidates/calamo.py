@@ -62,9 +62,9 @@ class Calamo(LLMCandidate):
 
 SPEC = register(
     CandidateSpec(
-        name="calamo",
+        name=Calamo.name,
         order=3,
-        upstream_name="kaiser_zero_shot",
+        upstream_name=Calamo.upstream,
         uses_llm=True,
         description="single-stage zero-shot after Calamo et al.",
         factory=Calamo,

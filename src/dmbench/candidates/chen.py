@@ -81,9 +81,9 @@ class Chen(LLMCandidate):
 
 SPEC = register(
     CandidateSpec(
-        name="chen",
+        name=Chen.name,
         order=2,
-        upstream_name="zenodo_zero_shot",
+        upstream_name=Chen.upstream,
         uses_llm=True,
         description="two-stage zero-shot after Chen et al. 2023",
         factory=Chen,

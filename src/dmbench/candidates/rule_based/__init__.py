@@ -9,7 +9,7 @@ __all__ = ["SPEC", "RuleBasedCandidate"]
 
 SPEC = register(
     CandidateSpec(
-        name="rule_based",
+        name=RuleBasedCandidate.name,
         order=1,
         upstream_name="rule_based",
         uses_llm=False,
