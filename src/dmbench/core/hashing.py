@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 from pathlib import Path
 
 
@@ -21,3 +22,11 @@ def file_sha256(path: Path) -> str:
         for chunk in iter(lambda: handle.read(1 << 20), b""):
             digest.update(chunk)
     return digest.hexdigest()
+
+
+def add_files(digest: hashlib._Hash, root: Path, paths: Iterable[Path]) -> None:
+    """Feed ``digest`` each file's path below ``root`` and its sha256: a changed, added, removed
+    or renamed file changes the digest (the fingerprints of the report and of the scores)."""
+    for path in paths:
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0")
+        digest.update(hashlib.sha256(path.read_bytes()).digest())

@@ -15,6 +15,8 @@ from functools import cache
 from importlib.metadata import version
 from pathlib import Path
 
+from dmbench.core.hashing import add_files
+
 #: The libraries the readings and metrics call, whose versions can change a score.
 LIBRARIES = ("lark", "networkx", "nltk", "numpy", "rapidfuzz", "scipy")
 #: dmbench's folders and files a score depends on, relative to the package.
@@ -35,9 +37,7 @@ def fingerprint_of(package: Path) -> str:
     digest.update(f"python {sys.version_info.major}.{sys.version_info.minor}\0".encode())
     for library in LIBRARIES:
         digest.update(f"{library} {version(library)}\0".encode())
-    for path in _code_files(package):
-        digest.update(path.relative_to(package).as_posix().encode() + b"\0")
-        digest.update(hashlib.sha256(path.read_bytes()).digest())
+    add_files(digest, package, _code_files(package))
     return digest.hexdigest()
 
 

@@ -24,7 +24,7 @@ from markdown_it import MarkdownIt
 from markupsafe import Markup
 
 from dmbench._version import __version__
-from dmbench.core.hashing import sha256_text
+from dmbench.core.hashing import add_files, sha256_text
 from dmbench.errors import ParseError
 from dmbench.metrics import METRICS, PUBLISHED_METRIC
 from dmbench.package import DATASETS
@@ -176,8 +176,7 @@ def inputs_fingerprint(package_dir: Path) -> str:
         roots += [(package_dir, p) for p in sorted((package_dir / name).rglob("*"))]
     for root, path in roots:
         if path.is_file() and "__pycache__" not in path.parts:
-            digest.update(path.relative_to(root).as_posix().encode() + b"\0")
-            digest.update(hashlib.sha256(path.read_bytes()).digest())
+            add_files(digest, root, [path])
     return digest.hexdigest()
 
 
