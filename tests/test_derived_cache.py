@@ -42,14 +42,14 @@ class TestDerivedFile:
 def hashing(monkeypatch) -> list[str]:
     """Every file nltk_pins hashes from now on, in a fresh process's state (nothing checked)."""
     hashed: list[str] = []
-    real = nltk_pins._stream_sha256
+    real = nltk_pins.stream_digest
 
     def counting(stream) -> str:
         hashed.append(stream.name)
         return real(stream)
 
     monkeypatch.setattr(nltk_pins, "_CHECKED", set())
-    monkeypatch.setattr(nltk_pins, "_stream_sha256", counting)
+    monkeypatch.setattr(nltk_pins, "stream_digest", counting)
     return hashed
 
 

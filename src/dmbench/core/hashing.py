@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable
 from pathlib import Path
+from typing import BinaryIO
 
 
 def sha256_bytes(data: bytes) -> str:
@@ -16,11 +17,19 @@ def sha256_text(text: str) -> str:
 
 
 def file_sha256(path: Path) -> str:
-    """Read in 1 MiB chunks, so a large run store file is never held in memory whole."""
-    digest = hashlib.sha256()
+    return file_digest(path, "sha256")
+
+
+def file_digest(path: Path, algorithm: str) -> str:
+    """Read in 1 MiB chunks, so a large run store file or zip is never held in memory whole."""
     with path.open("rb") as handle:
-        for chunk in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(chunk)
+        return stream_digest(handle, algorithm)
+
+
+def stream_digest(stream: BinaryIO, algorithm: str = "sha256") -> str:
+    digest = hashlib.new(algorithm)
+    for chunk in iter(lambda: stream.read(1 << 20), b""):
+        digest.update(chunk)
     return digest.hexdigest()
 
 

@@ -12,7 +12,6 @@ hashes only a file that changed since (``deposit`` still hashes every file it sh
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import time
@@ -20,6 +19,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from dmbench.core.derived import read_derived, write_derived
+from dmbench.core.hashing import stream_digest
 from dmbench.core.paths import derived_cache_dir
 from dmbench.errors import MissingPrerequisiteError
 
@@ -118,13 +118,6 @@ def pin_record_path() -> Path | None:
     return folder / "nltk-pins.json" if folder else None
 
 
-def _stream_sha256(stream) -> str:
-    digest = hashlib.sha256()
-    for chunk in iter(lambda: stream.read(1 << 20), b""):
-        digest.update(chunk)
-    return digest.hexdigest()
-
-
 def refuse_unpinned(rel: str, path: Path, record: PinRecord | None = None) -> None:
     """Raise unless the file at ``path`` (NLTK's ``rel``) has its pinned sha256.
 
@@ -135,7 +128,7 @@ def refuse_unpinned(rel: str, path: Path, record: PinRecord | None = None) -> No
     if key in _CHECKED or (record is not None and record.vouches_for(rel, path, signature)):
         return
     with path.open("rb") as handle:
-        actual = _stream_sha256(handle)
+        actual = stream_digest(handle)
     _refuse_difference(rel, str(path), actual)
     _CHECKED.add(key)
     if record is not None:
@@ -173,6 +166,6 @@ def refuse_unpinned_found(record_path: Path | None = None) -> None:
             refuse_unpinned(rel, Path(path), record)
         else:
             with pointer.open() as stream:
-                _refuse_difference(rel, str(pointer), _stream_sha256(stream))
+                _refuse_difference(rel, str(pointer), stream_digest(stream))
     if record is not None:
         record.save()

@@ -18,7 +18,6 @@ grouped under it.
 from __future__ import annotations
 
 import csv
-import hashlib
 import io
 import json
 import re
@@ -27,6 +26,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from dmbench.core.hashing import file_digest
 from dmbench.core.paths import shipped_nltk_dir
 from dmbench.errors import DmbenchError, PackageError
 from dmbench.metrics import PUBLISHED_METRIC, SCORE_NAMES
@@ -96,14 +96,6 @@ class CheckReport:
 HEX = {"sha256": re.compile(r"^[0-9a-f]{64}$"), "md5": re.compile(r"^[0-9a-f]{32}$")}
 
 
-def _digest(path: Path, algorithm: str) -> str:
-    digest = hashlib.new(algorithm)
-    with path.open("rb") as handle:
-        for chunk in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
 def _listed_sum(sums: Path, name: str) -> str | None:
     """The sha256 ``sums`` (``sha256sum``'s format) gives for ``name``, if it lists it."""
     for line in sums.read_text("utf-8", errors="replace").splitlines():
@@ -148,7 +140,7 @@ def _anchor(path: Path, report: CheckReport, sha256: str | None, md5: str | None
                 Difference("anchor", f"{source} does not list {path.name}", cause=True)
             )
             continue
-        actual = _digest(path, algorithm)
+        actual = file_digest(path, algorithm)
         if actual == expected:
             report.lines.append(f"anchor: {path.name} has the {algorithm} {source} gives")
         else:

@@ -6,13 +6,13 @@ is reported with its file and line number.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
+from dmbench.core.hashing import sha256_bytes, sha256_text
 from dmbench.core.inputs import parse_json
 from dmbench.errors import PackageError
 
@@ -77,7 +77,7 @@ def read_rows_once(
         data = path.read_bytes()
     except FileNotFoundError:
         return []
-    digest = hashlib.sha256(data).hexdigest()
+    digest = sha256_bytes(data)
     made = _made.get((path, make))
     if made is None or made[0] != digest:
         made = _made[(path, make)] = (digest, tuple(_rows(path, data, make, kind, key, None)))
@@ -91,7 +91,7 @@ def read_rows_once(
 
 def remember_rows(path: Path, make: Callable[[Any], T], text: str, rows: Sequence[T]) -> None:
     """Tell ``read_rows_once`` that ``text``, just written to ``path``, makes ``rows``."""
-    _made[(path, make)] = (hashlib.sha256(text.encode("utf-8")).hexdigest(), tuple(rows))
+    _made[(path, make)] = (sha256_text(text), tuple(rows))
 
 
 def _rows(
