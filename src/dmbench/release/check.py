@@ -280,8 +280,8 @@ def _compare_json(name: str, shipped: str, recomputed: str, report: CheckReport)
             f"  note: {name} was written with {theirs.get('versions')}, "
             f"this check runs {ours.get('versions')}"
         )
-    for key in sorted(set(theirs) | set(ours) - {"versions"}):
-        if key != "versions" and theirs.get(key) != ours.get(key):
+    for key in sorted((set(theirs) | set(ours)) - {"versions"}):
+        if theirs.get(key) != ours.get(key):
             report.differences.append(
                 Difference("table", f"{name} key {key}", repr(theirs.get(key)), repr(ours.get(key)))
             )
