@@ -25,15 +25,15 @@ from __future__ import annotations
 import re
 import string
 from bisect import bisect_right
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
-from functools import lru_cache, partial
-from typing import TypeVar
+from functools import partial
 
 from dmbench.errors import ParseError
 from dmbench.plantuml._block import find_block
 from dmbench.plantuml._grammar import grammar_arrows, terminal
 from dmbench.plantuml._messages import NO_BLOCK
+from dmbench.plantuml._reading_memo import SHORT_LINE, memoised_short_lines
 from dmbench.plantuml.model import Attribute, Class, Diagram, Enum, Note, Relationship
 
 IDENT = terminal("IDENT")
@@ -193,31 +193,17 @@ def _upstream_relationship(arrow: str) -> re.Pattern[str]:
 _RELATIONSHIPS = tuple(
     (arrow, _upstream_relationship(arrow), kind, swap) for arrow, kind, swap in ARROWS
 )
-#: A short printable line without three spaces in a row (so without a run of three whitespace
-#: characters: the only printable one is the space) is matched by upstream's own patterns: there
-#: their backtracking stays bounded (the worst such line a search found costs some 0.2 ms for all
-#: 19 arrows together). Any other line goes to the linear matcher. Short lines are also
-#: memoised: they recur across the diagrams of a record and a study, and the bound keeps each
-#: memo small whatever the input.
-_SHORT_LINE = 128
-_MEMOISED_LINES = 1 << 14
-
-T = TypeVar("T")
-
-
-def _memoised_short_lines(read: Callable[[str], T]) -> Callable[[str], T]:
-    """``read`` of one line, memoised for lines of at most ``_SHORT_LINE`` characters."""
-    remembered = lru_cache(maxsize=_MEMOISED_LINES)(read)
-
-    def read_line(line: str) -> T:
-        return remembered(line) if len(line) <= _SHORT_LINE else read(line)
-
-    return read_line
 
 
 def _binary_relationship(line: str) -> Relationship | None:
-    """The relationship of the first arrow whose upstream pattern matches ``line``, if any."""
-    if len(line) <= _SHORT_LINE and line.isprintable() and "   " not in line:
+    """The relationship of the first arrow whose upstream pattern matches ``line``, if any.
+
+    A short printable line without three spaces in a row (so without a run of three whitespace
+    characters: the only printable one is the space) is matched by upstream's own patterns:
+    there their backtracking stays bounded (the worst such line a search found costs some 0.2 ms
+    for all 19 arrows together). Any other line goes to the linear matcher.
+    """
+    if len(line) <= SHORT_LINE and line.isprintable() and "   " not in line:
         for arrow, pattern, kind, swap in _RELATIONSHIPS:
             if arrow in line and (m := pattern.match(line)):
                 return _relationship(kind, swap, *m.groups())
@@ -246,7 +232,7 @@ def _relationship(
     return Relationship(kind, source, target, source_card, target_card, label)
 
 
-_read_relationship = _memoised_short_lines(_binary_relationship)
+_read_relationship = memoised_short_lines(_binary_relationship)
 
 
 def _class_header(line: str) -> tuple[str, bool, bool, str] | None:
@@ -260,7 +246,7 @@ def _class_header(line: str) -> tuple[str, bool, bool, str] | None:
     return None
 
 
-_read_class_header = _memoised_short_lines(_class_header)
+_read_class_header = memoised_short_lines(_class_header)
 
 
 def parse_compat(text: str, *, keep_static: bool = False) -> Diagram:
@@ -340,7 +326,7 @@ def parse_attribute(line: str, keep_static: bool = False) -> Attribute | None:
 
 
 _ATTRIBUTE_READERS = {
-    keep_static: _memoised_short_lines(partial(parse_attribute, keep_static=keep_static))
+    keep_static: memoised_short_lines(partial(parse_attribute, keep_static=keep_static))
     for keep_static in (False, True)
 }
 

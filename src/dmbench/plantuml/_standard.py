@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import partial
 
 from lark import Token, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
@@ -17,6 +17,7 @@ from dmbench.errors import ParseError
 from dmbench.plantuml._block import find_block
 from dmbench.plantuml._grammar import parser
 from dmbench.plantuml._messages import NO_BLOCK
+from dmbench.plantuml._reading_memo import memoised_short_lines
 from dmbench.plantuml.model import Attribute, Class, Diagram, Enum, Note, Relationship
 
 _TRAILING_SLASHES = re.compile(r"(^|\s)//.*$")
@@ -124,16 +125,16 @@ class _Builder:
         )
 
 
-#: Longer lines are parsed every time: they rarely recur, and the memo stays small.
-_MEMOISED_LINE = 128
-
-
-@lru_cache(maxsize=1 << 15)
-def _parse_line(line: str, start: str) -> Tree:
-    """One line's parse tree, shared by every diagram holding that line (the reader only reads
-    trees): over the published outputs 28k lines are 11k distinct ones, and lark's parse is
-    most of a reading's time."""
+def _parse_line(start: str, line: str) -> Tree:
     return parser().parse(line, start=start)
+
+
+#: Per grammar start rule, its lines' parse trees, shared by every diagram holding the line (the
+#: reader only reads trees): lark's parse is most of a reading's time.
+_LINE_PARSERS = {
+    start: memoised_short_lines(partial(_parse_line, start))
+    for start in ("top_line", "member_line", "enum_line")
+}
 
 
 @dataclass
@@ -152,11 +153,8 @@ class _Reader:
         return self.out.diagram()
 
     def _parse(self, i: int, start: str) -> Tree:
-        line = self.lines[i]
         try:
-            if len(line) > _MEMOISED_LINE:
-                return parser().parse(line, start=start)
-            return _parse_line(line, start)
+            return _LINE_PARSERS[start](self.lines[i])
         except UnexpectedInput as exc:
             raise self._unexpected(i, exc) from None
 
