@@ -30,3 +30,8 @@ sources_option = click.option(
 def elapsed(started: float) -> str:
     """Seconds since ``started`` (a ``time.perf_counter()``) as every command reports them."""
     return f"{time.perf_counter() - started:.1f} s"
+
+
+def split_ids(values: tuple[str, ...]) -> list[str]:
+    """Run ids as a repeatable option gives them, each value comma- or space-separated."""
+    return [item for value in values for item in value.replace(",", " ").split()]

@@ -20,13 +20,9 @@ from dmbench.api import (
     Package,
     write_leaderboard,
 )
-from dmbench.cli._options import elapsed, package_option, sources_option
+from dmbench.cli._options import elapsed, package_option, sources_option, split_ids
 from dmbench.cli.commands_generate import ProgressBar
 from dmbench.errors import OptionError, PackageError
-
-
-def _split(values: tuple[str, ...]) -> list[str]:
-    return [item for value in values for item in value.replace(",", " ").split()]
 
 
 @click.command()
@@ -165,7 +161,7 @@ def judge(
 
         on_row = None if bar is None else (lambda row: bar(SimpleNamespace(failed=row["failed"])))
         try:
-            run = package.judge(models, _split(run_ids), canonical, study, sources_dir,
+            run = package.judge(models, split_ids(run_ids), canonical, study, sources_dir,
                                 retry_failed=retry_failed, on_start=on_start, on_row=on_row,
                                 on_warning=_warn, **settings)  # fmt: skip
         finally:

@@ -17,7 +17,7 @@ from dmbench.api import (
     render_diagrams,
     write_drawings,
 )
-from dmbench.cli._options import package_option
+from dmbench.cli._options import package_option, split_ids
 
 
 @click.command()
@@ -45,7 +45,7 @@ def render(run_ids: tuple[str, ...], out: Path | None, package_dir: Path | None)
     makes PlantUML accept it.
     """
     package = core.package_dir(package_dir)
-    ids = [item for value in run_ids for item in value.replace(",", " ").split()]
+    ids = split_ids(run_ids)
     if out is not None:
         refuse_foreign(out, package, "render")
     sources = package_diagrams(package, ids or None)

@@ -11,7 +11,7 @@ import click
 from dmbench import core
 from dmbench.api import SCORE_SOURCES, Package, require_package, write_errata, write_tables
 from dmbench.cli._metric_option import metric_option
-from dmbench.cli._options import elapsed, package_option, sources_option
+from dmbench.cli._options import elapsed, package_option, sources_option, split_ids
 
 workers_option = click.option(
     "--workers",
@@ -19,10 +19,6 @@ workers_option = click.option(
     default=None,
     help="Scoring processes (default: one per CPU when there is enough work).",
 )
-
-
-def _split(values: tuple[str, ...]) -> list[str]:
-    return [item for value in values for item in value.replace(",", " ").split()]
 
 
 @click.command()
@@ -40,7 +36,7 @@ def score(
     metric: str, run_ids: tuple[str, ...], workers: int | None, package_dir: Path | None
 ) -> None:
     """Recompute per-record scores from the stored outputs and store them as `recomputed`."""
-    result = Package(core.package_dir(package_dir)).score(metric, _split(run_ids), workers)
+    result = Package(core.package_dir(package_dir)).score(metric, split_ids(run_ids), workers)
     click.echo(
         f"scored {result.records} outputs of {result.runs} runs with {result.metric} "
         f"({result.distinct_pairs} distinct pairs, {result.errors} scored 0/0/0 with an error) "
