@@ -15,6 +15,7 @@ from typing import Any
 from dmbench.core.hashing import file_sha256
 from dmbench.package.facts import Facts, count, describe, listing
 from dmbench.package.metadata import (
+    CITATION_FILE,
     KEYWORDS,
     LICENSE_URL,
     NAME,
@@ -27,7 +28,7 @@ from dmbench.package.tables import OUTPUTS_PATH, RUNS_PATH, SCORES_PATH
 from dmbench.sources.records import RECORDS_PATH
 
 README = "README.md"
-CITATION = "CITATION.cff"
+CITATION = CITATION_FILE
 ERRATA = "errata.md"
 CROISSANT = "croissant.json"
 ABOUT_FILES = (README, CITATION, ERRATA, CROISSANT)
