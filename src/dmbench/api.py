@@ -27,6 +27,7 @@ from dmbench.inspect_eval import ImportedRun, import_inspect_logs
 from dmbench.judge import JUDGE, JudgeOptions
 from dmbench.judge.runs import CONTROLS, JudgeRun
 from dmbench.judge.runs import Progress as JudgeProgress
+from dmbench.llm.llm_candidate import CUT
 from dmbench.metrics import DEFAULT_METRIC, Scores, compute
 from dmbench.package import BuildResult, Report, load_records, require_package, validate_package
 from dmbench.package import build as build_package
@@ -286,6 +287,7 @@ __all__ = [
     "write_leaderboard",
     "API_URLS",
     "CONTROLS",
+    "CUT",
     "DATASET_CHOICES",
     "DEFAULT_BASE_URL",
     "JUDGE",

@@ -12,7 +12,7 @@ import click
 
 import dmbench
 from dmbench import core
-from dmbench.api import DATASET_CHOICES, Package
+from dmbench.api import CUT, DATASET_CHOICES, Package
 from dmbench.cli._options import package_option
 from dmbench.errors import OptionError
 
@@ -82,7 +82,7 @@ def _default(option: str) -> str:
 @click.option(
     "--no-truncate",
     is_flag=True,
-    help="Deviation (recorded): do not cut LLM replies to 2000 characters as upstream did.",
+    help=f"Deviation (recorded): do not cut LLM replies to {CUT} characters as upstream did.",
 )
 @click.option(
     "--quiet", is_flag=True, help="No progress bar (it is drawn only when stderr is a terminal)."
