@@ -30,13 +30,13 @@ from dmbench.judge.runs import CRITERIA_FILE
 from dmbench.package.descriptor import (
     DEPOSIT_FOLDER_NAMES,
     DESCRIPTOR,
-    FILE_FOLDERS,
     FILES_PATH,
     RESOURCES,
     SCHEMAS_DIR,
 )
 from dmbench.package.folder import settle_interrupted_swap
 from dmbench.package.lock import LOCK_FILE
+from dmbench.package.swap import PACKAGE_FOLDERS
 from dmbench.package.tables import run_tables
 from dmbench.package.zipped import opened_package
 from dmbench.plantuml import READINGS, ParseError, parse
@@ -44,7 +44,6 @@ from dmbench.runs.store import JUDGE_RUN_PREFIX, RUN_FILE, RUNS_DIR
 from dmbench.sources.records import DATASETS, RECORDS_PATH
 
 RUN_JSON_SCHEMA = f"{SCHEMAS_DIR}/run.json-schema.json"
-PACKAGE_DATA_FOLDERS = ("data",)
 JUDGE_RUN_JSON_SCHEMA = f"{SCHEMAS_DIR}/judge-run.json-schema.json"
 
 
@@ -215,7 +214,7 @@ def _present_files(package_dir: Path, listed: set[str], report: Report) -> Itera
             if rel.split("/", 1)[0] not in WORKING_FILES:
                 yield rel
         return
-    for folder in (*PACKAGE_DATA_FOLDERS, *(f for f, _ in FILE_FOLDERS), *DEPOSIT_FOLDER_NAMES):
+    for folder in (*PACKAGE_FOLDERS, *DEPOSIT_FOLDER_NAMES):
         root = package_dir / folder
         if root.is_symlink():
             report.add("symlink", "a link in a package is refused; replace it by the folder", folder)
