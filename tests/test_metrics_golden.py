@@ -9,7 +9,6 @@ the later ones reuse both.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import subprocess
 import sys
@@ -17,47 +16,30 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from conftest import read_jsonl
 
 from dmbench.cli import main
 from dmbench.metrics import compare, score_benchmark_many
 from dmbench.plantuml.model import Diagram
+from dmbench.sources.published import texts_by_sha256
 
 INTERMEDIATES = ("semantic", "propSim", "relSim", "raSim", "rdSim", "rgSim")
 
 
-def _jsonl(path: Path) -> list[dict]:
-    with path.open(encoding="utf-8") as handle:
-        return [json.loads(line) for line in handle if line.strip()]
-
-
 @pytest.fixture(scope="module")
 def golden_rows(golden_dir: Path) -> list[dict]:
-    return _jsonl(golden_dir / "scores.jsonl")
+    return read_jsonl(golden_dir / "scores.jsonl")
 
 
 @pytest.fixture(scope="module")
 def parsed_models(golden_dir: Path) -> dict[str, dict]:
-    return {row["sha256"]: row["strict"] for row in _jsonl(golden_dir / "parsed.jsonl")}
+    return {row["sha256"]: row["strict"] for row in read_jsonl(golden_dir / "parsed.jsonl")}
 
 
 @pytest.fixture(scope="module")
 def texts(upstream_dir: Path) -> dict[str, str]:
     """Every PlantUML string of the runs, corpora and metric study, by sha256 of its UTF-8."""
-    found: list[str] = []
-    benchmark = upstream_dir / "Automated-DomainModel-Benchmark"
-    for run in sorted((benchmark / "Workflow" / "Results" / "runs").glob("*.json")):
-        for record in json.loads(run.read_text(encoding="utf-8"))["records"]:
-            found += [record["reference"], record["generated"]]
-    for corpus in sorted((benchmark / "Data").glob("*/*.json")):
-        found += [record["puml"] for record in json.loads(corpus.read_text(encoding="utf-8"))]
-    study = upstream_dir / "domainModel-Metrics-Comparison" / "data" / "combined-data.json"
-    for model in json.loads(study.read_text(encoding="utf-8"))["models"].values():
-        found += [model["reference_plantuml"], *model["generated_plantuml"].values()]
-    return {
-        hashlib.sha256(text.encode("utf-8")).hexdigest(): text
-        for text in found
-        if isinstance(text, str)  # some run records store no generation at all
-    }
+    return texts_by_sha256(upstream_dir)
 
 
 @pytest.fixture(scope="module")
