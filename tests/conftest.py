@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -27,6 +28,18 @@ GOLDEN = SHARED / "golden"
 def read_jsonl(path: Path) -> list[dict]:
     with path.open(encoding="utf-8") as handle:
         return [json.loads(line) for line in handle if line.strip()]
+
+
+def complete_lines(path: Path | None) -> list[dict]:
+    """The JSON lines a writer has finished (a torn last line has no newline yet)."""
+    if path is None or not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_bytes().split(b"\n")[:-1]]
+
+
+def zip_member(zip_path: Path, name: str) -> str:
+    with zipfile.ZipFile(zip_path) as archive:
+        return archive.read(name).decode("utf-8")
 
 
 def score_pairs_from_shell(pairs, metric: str, tmp_path: Path) -> list[dict]:

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import ROOT
+from conftest import ROOT, zip_member
 from results_support import deposit_ready_package
 
 from dmbench._version import __version__
@@ -107,7 +107,7 @@ class TestDeposit:
             for name in ("table1", "table2", "table3", "comparisons")
         } | {"results-validity"}
         assert tables["records"] == 53 and tables["outputs"] == 1113
-        validity = _member(deposit / PACKAGE_ZIP, "results/validity.csv")
+        validity = zip_member(deposit / PACKAGE_ZIP, "results/validity.csv")
         assert tables["results-validity"] == len(validity.splitlines()) - 1
 
     def test_plantumls_verdict_ships_as_a_typed_table(self, deposit: Path) -> None:
@@ -213,7 +213,7 @@ def test_check_holds_plantumls_verdict_by_its_hash_or_redraws_it(deposit, tmp_pa
     assert (
         "tables: PlantUML's verdict redrawn (PlantUML 1.2022.6, dot layout): 3 of 3 files equal"
     ) in redrawn.output
-    row = _member(deposit / PACKAGE_ZIP, "results/validity.csv").splitlines()[1]
+    row = zip_member(deposit / PACKAGE_ZIP, "results/validity.csv").splitlines()[1]
     cells = row.split(",")
     cells[4] = str(int(cells[4]) + 1)  # outputs
     forged = tmp_path / PACKAGE_ZIP
@@ -301,16 +301,11 @@ def test_readme_gives_the_downloader_two_commands() -> None:
     ]
 
 
-def _member(zip_path: Path, name: str) -> str:
-    with zipfile.ZipFile(zip_path) as archive:
-        return archive.read(name).decode("utf-8")
-
-
 @pytest.mark.needs_shared
 class TestSelfExplaining:
     def test_package_zip_has_readme_citation_errata_and_croissant(self, deposit: Path) -> None:
         """A downloader who unzips it learns what it is, how to check and cite it."""
-        readme = _member(deposit / PACKAGE_ZIP, "README.md")
+        readme = zip_member(deposit / PACKAGE_ZIP, "README.md")
         assert f"dmbench check {PACKAGE_ZIP}" in readme and "Python 3.11 to 3.13" in readme
         assert "8 of 13 claims hold under compat" in readme  # the errata's first finding
         commit = subprocess.run(
@@ -321,11 +316,11 @@ class TestSelfExplaining:
             ["git", "-C", ROOT, "show", "HEAD:docs/errata.md"], capture_output=True, text=True,
             check=True,
         ).stdout
-        assert _member(deposit / PACKAGE_ZIP, "errata.md") == committed_errata
-        assert 'doi: "10.5281/zenodo.PLACEHOLDER"' in _member(deposit / PACKAGE_ZIP, "CITATION.cff")
-        descriptor = json.loads(_member(deposit / PACKAGE_ZIP, "datapackage.json"))
+        assert zip_member(deposit / PACKAGE_ZIP, "errata.md") == committed_errata
+        assert 'doi: "10.5281/zenodo.PLACEHOLDER"' in zip_member(deposit / PACKAGE_ZIP, "CITATION.cff")
+        descriptor = json.loads(zip_member(deposit / PACKAGE_ZIP, "datapackage.json"))
         assert descriptor["dmbench_build"] == {"dmbench_version": __version__, "commit": commit}
-        files = _member(deposit / PACKAGE_ZIP, "data/files.csv")
+        files = zip_member(deposit / PACKAGE_ZIP, "data/files.csv")
         for name in ("README.md", "CITATION.cff", "errata.md", "croissant.json"):
             assert f"\n{name},about," in files
 
@@ -350,13 +345,13 @@ class TestSelfExplaining:
 
     def test_descriptions_count_what_the_package_holds(self, deposit: Path) -> None:
         metadata = json.loads((deposit / METADATA_FILE).read_text())["metadata"]
-        descriptor = json.loads(_member(deposit / PACKAGE_ZIP, "datapackage.json"))
+        descriptor = json.loads(zip_member(deposit / PACKAGE_ZIP, "datapackage.json"))
         for text in (metadata["description"], descriptor["description"]):
             assert "three LLMs (glm-5.1:cloud, kimi-k2.6:cloud and minimax-m3:cloud)" in text
             assert "42 runs" in text and "six metrics" in text and "two LLMs" not in text
 
 
-def _add_member(source: Path, target: Path, name: str, data: bytes) -> None:
+def _addzip_member(source: Path, target: Path, name: str, data: bytes) -> None:
     with zipfile.ZipFile(source) as src, zipfile.ZipFile(target, "w") as out:
         for info in src.infolist():
             out.writestr(info, src.read(info))
@@ -367,7 +362,7 @@ def _add_member(source: Path, target: Path, name: str, data: bytes) -> None:
 class TestAnchoredCheck:
     def test_an_added_file_fails_on_sums_and_is_named(self, deposit, tmp_path) -> None:
         shutil.copy(deposit / SUMS_FILE, tmp_path)
-        _add_member(deposit / PACKAGE_ZIP, tmp_path / PACKAGE_ZIP, "data/extra.csv", b"a,b\n")
+        _addzip_member(deposit / PACKAGE_ZIP, tmp_path / PACKAGE_ZIP, "data/extra.csv", b"a,b\n")
         result = CliRunner().invoke(main, ["check", str(tmp_path / PACKAGE_ZIP)])
         assert result.exit_code == 1
         assert "SHA256SUMS beside the zip gives" in result.output
@@ -375,7 +370,7 @@ class TestAnchoredCheck:
         assert "verdict: FAILED (2 difference(s))" in result.output
 
     def test_a_dot_file_fails_without_any_anchor(self, deposit, tmp_path) -> None:
-        _add_member(deposit / PACKAGE_ZIP, tmp_path / PACKAGE_ZIP, ".hidden", b"x")
+        _addzip_member(deposit / PACKAGE_ZIP, tmp_path / PACKAGE_ZIP, ".hidden", b"x")
         result = CliRunner().invoke(main, ["check", str(tmp_path / PACKAGE_ZIP)])
         assert result.exit_code == 1 and "'.hidden' is not listed" in result.output
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from conftest import complete_lines
 from fake_ollama import FakeOllama, Reply, judge_reply
 
 from dmbench import api as dmbench_api
@@ -266,12 +267,6 @@ def rows_file(package: Path) -> Path | None:
     found = sorted(package.glob(".dmbench-cache/judge/judge__*/judgements.jsonl"))
     found += sorted(package.glob("runs/judge__*/judgements.jsonl"))
     return found[0] if found else None
-
-
-def complete_lines(path: Path | None) -> list[dict]:
-    if path is None or not path.exists():
-        return []
-    return [json.loads(line) for line in path.read_bytes().split(b"\n")[:-1]]
 
 
 def user_hashes(rows: list[dict]) -> set[str]:

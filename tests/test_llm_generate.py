@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from conftest import complete_lines
 from fake_ollama import Reply, diagram_reply
 
 from dmbench.candidates import Record, get_candidate
@@ -54,13 +55,6 @@ def command(package: Path, url: str, *extra: str) -> list[str]:
 def outputs_file(package: Path) -> Path | None:
     found = sorted(package.glob("runs/calamo__test-model__ds1__run1__*/outputs.jsonl"))
     return found[0] if found else None
-
-
-def complete_lines(path: Path | None) -> list[dict]:
-    if path is None or not path.exists():
-        return []
-    lines = path.read_bytes().split(b"\n")[:-1]  # a torn last line has no newline yet
-    return [json.loads(line) for line in lines]
 
 
 def kill_after(cmd: list[str], package: Path, stored: int) -> None:

@@ -7,11 +7,10 @@ import json
 import shutil
 import subprocess
 import zipfile
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import ROOT
+from conftest import ROOT, zip_member
 from fake_zenodo import TOKEN, FakeZenodo
 from results_support import deposit_ready_package
 
@@ -188,18 +187,13 @@ class TestCommand:
         assert methods == [("POST", "deposit"), ("PUT", "deposit"), *[("PUT", "files")] * 4]
         assert f"draft ready to review and publish: {zenodo.url}/deposit/{draft.id}" in result.output
         code = f"dmbench-{__version__}/"  # the DOI reaches every metadata file of both zips
-        assert f'doi: "{reserved}"' in _member(out / CODE_ZIP, code + "CITATION.cff")
-        codemeta = json.loads(_member(out / CODE_ZIP, code + "codemeta.json"))
+        assert f'doi: "{reserved}"' in zip_member(out / CODE_ZIP, code + "CITATION.cff")
+        codemeta = json.loads(zip_member(out / CODE_ZIP, code + "codemeta.json"))
         assert codemeta["identifier"] == f"https://doi.org/{reserved}"
         with zipfile.ZipFile(out / CODE_ZIP) as archive:  # as `dmbench metadata` renders them
             archive.extractall(tmp_path / "code")
         for name, text in rendered_files(read_citation(tmp_path / "code" / code)).items():
             assert (tmp_path / "code" / code / name).read_text("utf-8") == text, name
-        assert f'doi: "{reserved}"' in _member(out / PACKAGE_ZIP, "CITATION.cff")
-        assert json.loads(_member(out / PACKAGE_ZIP, "croissant.json"))["citeAs"].endswith(reserved)
-        assert f"https://doi.org/{reserved}" in _member(out / PACKAGE_ZIP, "README.md")
-
-
-def _member(zip_path: Path, name: str) -> str:
-    with zipfile.ZipFile(zip_path) as archive:
-        return archive.read(name).decode("utf-8")
+        assert f'doi: "{reserved}"' in zip_member(out / PACKAGE_ZIP, "CITATION.cff")
+        assert json.loads(zip_member(out / PACKAGE_ZIP, "croissant.json"))["citeAs"].endswith(reserved)
+        assert f"https://doi.org/{reserved}" in zip_member(out / PACKAGE_ZIP, "README.md")
