@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, Any
 
-from dmbench.candidates import CANDIDATES, Candidate, Record, candidate_spec
+from dmbench.candidates import Candidate, Record, candidate_spec, candidate_specs
 from dmbench.core import paths
 from dmbench.errors import OptionError, PackageError, UnknownNameError
 from dmbench.judge import (
@@ -147,7 +147,7 @@ def build_candidate(
     reads the package's prompt files when it has them, else the sources'."""
     spec = candidate_spec(name)
     given = {option: value for option, value in options.items() if value is not None}
-    known = {option for other in CANDIDATES.values() for option in other.options}
+    known = {option for other in candidate_specs() for option in other.options}
     unknown = sorted(given.keys() - known)
     if unknown:
         raise UnknownNameError(f"unknown generation option {unknown[0]!r}; choose from {sorted(known)}")
@@ -162,7 +162,7 @@ def build_candidate(
     foreign = sorted(given.keys() - spec.options.keys())
     if foreign:
         flag = "--no-truncate" if foreign[0] == "truncate" else f"--{foreign[0].replace('_', '-')}"
-        takers = [other.name for other in CANDIDATES.values() if foreign[0] in other.options]
+        takers = [other.name for other in candidate_specs() if foreign[0] in other.options]
         raise OptionError(f"{flag} is for {', '.join(takers)}: {name} does not take it")
     if not model:
         raise OptionError(f"{name} needs --model (an Ollama model, e.g. glm-5.1:cloud)")
