@@ -191,14 +191,13 @@ def _published_scores(package_dir: Path, report: CheckReport, rescored: Rescored
 
 
 def _recomputed_scores(
-    package_dir: Path, report: CheckReport, rescorings: dict[str, Rescored]
+    scores: list[ScoreRow], report: CheckReport, rescorings: dict[str, Rescored]
 ) -> None:
     """Every stored ``recomputed`` row must be what re-scoring its output gives now."""
     stored: dict[str, dict[tuple[str, str], ScoreRow]] = {}
-    for run in select_runs(package_dir):
-        for row in run.scores():
-            if row.origin == "recomputed":
-                stored.setdefault(row.metric, {})[(row.run_id, row.record_id)] = row
+    for row in scores:
+        if row.origin == "recomputed":
+            stored.setdefault(row.metric, {})[(row.run_id, row.record_id)] = row
     for metric, rows in sorted(stored.items()):
         fresh = {
             (row.run_id, row.record_id): row
@@ -395,10 +394,11 @@ def _check_opened(path: Path, report: CheckReport, plantuml: bool) -> None:
         _validation(package_dir, report)
         try:
             runs, records = select_runs(package_dir), load_records(package_dir)
-            stored = {r.metric for run in runs for r in run.scores() if r.origin != "published"}
+            scores = [row for run in runs for row in run.scores()]
+            stored = {r.metric for r in scores if r.origin != "published"}
             rescorings = {m: rescore(records, runs, m) for m in sorted(stored | {PUBLISHED_METRIC})}
             _published_scores(package_dir, report, rescorings[PUBLISHED_METRIC])
-            _recomputed_scores(package_dir, report, rescorings)
+            _recomputed_scores(scores, report, rescorings)
         except DmbenchError as exc:
             report.differences.append(Difference("scores", exc.one_line()))
         try:
