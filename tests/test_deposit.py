@@ -26,7 +26,7 @@ from results_support import deposit_ready_package
 from dmbench._version import __version__
 from dmbench.cli import main
 from dmbench.errors import MissingPrerequisiteError, PackageError
-from dmbench.package.archive import Member, extract_zip, zip_bytes
+from dmbench.package.archive import Member, extract_zip, folder_members, zip_bytes
 from dmbench.release.deposit import CODE_ZIP, METADATA_FILE, PACKAGE_ZIP, SUMS_FILE, build_deposit
 from dmbench.report.outdir import MARKER
 
@@ -256,6 +256,14 @@ class TestZip:
         members = [Member("b.txt", b"b"), Member("a/x.sh", b"#!", executable=True)]
         assert zip_bytes(members, 1_700_000_000) == zip_bytes(members[::-1], 1_700_000_000)
         assert zip_bytes(members, 1_700_000_000) != zip_bytes(members, 1_700_086_400)
+
+    def test_a_link_is_never_archived(self, tmp_path) -> None:
+        (tmp_path / "data").mkdir()
+        (tmp_path / "data" / "records.jsonl").write_text("{}\n")
+        assert folder_members(tmp_path) == [Member("data/records.jsonl", b"{}\n")]
+        (tmp_path / "data" / "notes.txt").symlink_to("/etc/passwd")
+        with pytest.raises(PackageError, match="notes.txt: a link is refused in an archive"):
+            folder_members(tmp_path)
 
     @pytest.mark.parametrize("name", ["../evil", "/etc/evil", "a/../../evil"])
     def test_extraction_refuses_members_outside_the_target(self, tmp_path, name) -> None:

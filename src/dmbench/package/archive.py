@@ -58,12 +58,18 @@ def zip_bytes(members: Iterable[Member], epoch: int) -> bytes:
 
 
 def folder_members(root: Path, prefix: str = "") -> list[Member]:
-    """Every file under ``root`` (dot files left out), named relative to it."""
-    return [
-        Member(prefix + path.relative_to(root).as_posix(), path.read_bytes())
-        for path in sorted(Path(root).rglob("*"))
-        if path.is_file() and not any(part.startswith(".") for part in path.relative_to(root).parts)
-    ]
+    """Every file under ``root`` (dot files left out), named relative to it. A link is refused:
+    archived, it would carry whatever it points to under a package's name."""
+    members = []
+    for path in sorted(Path(root).rglob("*")):
+        name = path.relative_to(root)
+        if any(part.startswith(".") for part in name.parts):
+            continue
+        if path.is_symlink():
+            raise PackageError(f"{path}: a link is refused in an archive; replace it by the file")
+        if path.is_file():
+            members.append(Member(prefix + name.as_posix(), path.read_bytes()))
+    return members
 
 
 def _safe_name(name: str, archive: Path) -> PurePosixPath:
