@@ -66,7 +66,7 @@ def folder_members(root: Path, prefix: str = "") -> list[Member]:
         if any(part.startswith(".") for part in name.parts):
             continue
         if path.is_symlink():
-            raise PackageError(f"{path}: a link is refused in an archive; replace it by the file")
+            raise PackageError(f"{name}: a link is refused in an archive; replace it by the file")
         if path.is_file():
             members.append(Member(prefix + name.as_posix(), path.read_bytes()))
     return members

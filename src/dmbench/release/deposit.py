@@ -371,7 +371,10 @@ def build_deposit(
         package_staging.mkdir()
         stage_package(package_dir, package_staging, release)
         description = describe(package_facts(package_staging))
-        members = folder_members(package_staging)
+        try:
+            members = folder_members(package_staging)
+        except PackageError as error:  # staged as the package holds it: name the package
+            raise PackageError(f"in {package_dir}, {error}") from None
         shutil.rmtree(package_staging)
         package_zip = staging / PACKAGE_ZIP
         atomic.write_bytes(package_zip, zip_bytes(members, epoch))
