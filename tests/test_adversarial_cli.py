@@ -116,7 +116,7 @@ def test_validate_never_fetches_a_url_named_in_the_descriptor(package_copy):
             pass
 
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True).start()
     try:
         descriptor = json.loads((package_copy / "datapackage.json").read_text("utf-8"))
         url = f"http://127.0.0.1:{server.server_address[1]}/records.csv"
