@@ -70,7 +70,9 @@ SHARED_REASON = (
     f"needs ../shared ({SHARED} is absent: the upstream mirror, golden fixtures and NLTK data "
     "live there, not in a deposit's code archive)"
 )
-SHARED_FIXTURES = {"shared_dir", "upstream_dir", "golden_dir", "built_package"}
+SHARED_FIXTURES = {
+    "shared_dir", "upstream_dir", "golden_dir", "built_package", "deposit_package", "deposit"
+}
 
 
 def require_shared() -> None:
@@ -112,12 +114,17 @@ def _nltk_reason() -> str | None:
 #: then 15 to 45 each). They run first, the others after them in their usual order: pytest-xdist
 #: hands out whole files in collection order (scripts/test.sh turns off its own reordering by
 #: number of tests), so no worker is left with a long file while the other one has finished.
+#: test_deposit.py makes the session's deposit (about 90 s, most of it the package's drawings);
+#: the check and kill tests of that deposit come a few files later, so that the other worker
+#: does not wait for it.
 SLOWEST_FILES = (
     "test_deposit.py",
     "test_judge_runs.py",
     "test_report.py",
     "test_adversarial_package.py",
     "test_inspect_eval.py",
+    "test_deposit_check.py",
+    "test_deposit_kill.py",
     "test_render.py",
     "test_metrik3_metrik5.py",
     "test_llm_generate.py",
@@ -166,6 +173,20 @@ def built_package() -> Path:
     Read it freely; copy it (``results_support.copy_package``) before changing it.
     """
     return results_support.built_package()
+
+
+@pytest.fixture(scope="session")
+def deposit_package() -> Path:
+    """The package a deposit is built from, as the main job leaves it (see results_support);
+    copy it before changing it."""
+    return results_support.deposit_package()
+
+
+@pytest.fixture(scope="session")
+def deposit() -> Path:
+    """The folder ``dmbench deposit --draft`` wrote from :func:`deposit_package`, built once per
+    session for the deposit, check and kill tests; copy it before changing it."""
+    return results_support.draft_deposit()
 
 
 @pytest.fixture

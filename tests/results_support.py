@@ -37,9 +37,9 @@ def session_dir() -> Path:
     return Path(os.environ[SESSION_ENV])
 
 
-def _made_once(name: str, make: Callable[[Path], None]) -> Path:
-    """``<session>/<name>/package``, made by ``make(package)`` in the first process to ask; a
-    second process waits on the lock and reads the finished package."""
+def _made_once(name: str, make: Callable[[Path], None], leaf: str = "package") -> Path:
+    """``<session>/<name>/<leaf>``, made by ``make(path)`` in the first process to ask; a
+    second process waits on the lock and reads the finished folder."""
     folder = session_dir() / name
     with open(session_dir() / f"{name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
@@ -47,9 +47,9 @@ def _made_once(name: str, make: Callable[[Path], None]) -> Path:
             staging = session_dir() / f".{name}-staging"
             shutil.rmtree(staging, ignore_errors=True)  # left by a worker that died making it
             staging.mkdir()
-            make(staging / "package")
+            make(staging / leaf)
             os.replace(staging, folder)
-    return folder / "package"
+    return folder / leaf
 
 
 @functools.cache
@@ -93,6 +93,34 @@ def deposit_ready_package() -> Path:
         write_validity(validity_table(package), package / "results")
 
     return _made_once("deposit-ready", make)
+
+
+@functools.cache
+def deposit_package() -> Path:
+    """The deposit-ready package with a ``report/`` as the main job leaves it (a stand-in
+    page, its marker left home), which a deposit ships."""
+
+    def make(package: Path) -> None:
+        shutil.copytree(deposit_ready_package(), package)
+        (package / "report").mkdir()
+        (package / "report" / "index.html").write_text("<!doctype html><title>dmbench</title>\n")
+        (package / "report" / ".dmbench-output").write_text("")
+
+    return _made_once("deposit-package", make)
+
+
+@functools.cache
+def draft_deposit() -> Path:
+    """``dmbench deposit --draft`` of :func:`deposit_package`, built once for the deposit and
+    check tests (split over files so that pytest-xdist runs them on both workers)."""
+    from conftest import ROOT
+
+    from dmbench.release.deposit import build_deposit
+
+    def make(out: Path) -> None:
+        build_deposit(deposit_package(), out, draft=True, repo=ROOT)
+
+    return _made_once("draft-deposit", make, leaf="deposit")
 
 
 def copy_package(target: Path) -> Path:

@@ -1,18 +1,16 @@
-"""``dmbench deposit`` and ``dmbench check``: the release and the downloader's path.
+"""``dmbench deposit``: the release's four files, what the package zip carries and explains, and
+what a release refuses.
 
-The deposit is built once per module from the package the results tests share (with the
-``metrik-4-standard`` scores the main job adds); the downloader test extracts it into a folder
-with nothing beside it and checks it there, without network where the machine can cut it.
+The deposit is the session's (``results_support.draft_deposit``, built once from the package the
+results tests share, with the ``metrik-4-standard`` scores the main job adds). ``dmbench check``
+on it is tested in test_deposit_check.py and a killed deposit in test_deposit_kill.py: files
+apart, so that pytest-xdist runs the slow ones on both workers.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
-import os
-import re
 import shutil
-import signal
 import subprocess
 import sys
 import zipfile
@@ -21,54 +19,14 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from conftest import ROOT, zip_member
-from results_support import deposit_ready_package
 
 from dmbench._version import __version__
 from dmbench.cli import main
+from dmbench.core.hashing import file_sha256
 from dmbench.errors import MissingPrerequisiteError, PackageError
 from dmbench.package.archive import Member, extract_zip, folder_members, zip_bytes
 from dmbench.release.deposit import CODE_ZIP, METADATA_FILE, PACKAGE_ZIP, SUMS_FILE, build_deposit
 from dmbench.report.outdir import MARKER
-
-
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-def _forge(source: Path, target: Path, member: str, old: bytes, new: bytes) -> None:
-    """A copy of the zip with one member's bytes changed, everything else as it was."""
-    with zipfile.ZipFile(source) as src, zipfile.ZipFile(target, "w") as out:
-        for info in src.infolist():
-            data = src.read(info)
-            if info.filename == member:
-                assert old in data
-                data = data.replace(old, new, 1)
-            out.writestr(info, data)
-
-
-@pytest.fixture(scope="module")
-def package(tmp_path_factory) -> Path:
-    """The scored package with results/validity.* and a report/ as the main job leaves them
-    (the verdict drawn for real, the report a stand-in page)."""
-    package = tmp_path_factory.mktemp("package") / "package"
-    shutil.copytree(deposit_ready_package(), package)
-    (package / "report").mkdir()
-    (package / "report" / "index.html").write_text("<!doctype html><title>dmbench</title>\n")
-    (package / "report" / ".dmbench-output").write_text("")  # the report's marker stays home
-    return package
-
-
-@pytest.fixture(scope="module")
-def deposit(package, tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("deposit")
-    build_deposit(package, out, draft=True, repo=ROOT)
-    return out
-
-
-def _unshare_works() -> bool:
-    if not shutil.which("unshare"):
-        return False
-    return subprocess.run(["unshare", "-n", "true"], capture_output=True).returncode == 0
 
 
 @pytest.mark.needs_shared
@@ -80,7 +38,7 @@ class TestDeposit:
         listed = dict(
             reversed(line.split("  ")) for line in (deposit / SUMS_FILE).read_text().splitlines()
         )
-        assert listed == {n: _sha256(deposit / n) for n in names if n != SUMS_FILE}
+        assert listed == {n: file_sha256(deposit / n) for n in names if n != SUMS_FILE}
 
     def test_members_have_fixed_times_modes_and_order(self, deposit: Path) -> None:
         for name in (PACKAGE_ZIP, CODE_ZIP):
@@ -154,79 +112,6 @@ class TestDeposit:
         assert metadata["upload_type"] == "dataset"
         assert metadata["version"] == __version__
         assert {"creators", "license", "publication_date", "related_identifiers"} <= set(metadata)
-
-
-@pytest.mark.needs_shared
-def test_downloader_checks_the_deposit_offline_and_a_forged_cell_fails(deposit, tmp_path):
-    """Extracted with nothing beside it, no NLTK_DATA, an empty HOME, no network."""
-    downloads = tmp_path / "downloads"
-    downloads.mkdir()
-    (tmp_path / "home").mkdir()
-    package = shutil.copy(deposit / PACKAGE_ZIP, downloads)
-    shutil.copy(deposit / SUMS_FILE, downloads)
-    extract_zip(deposit / CODE_ZIP, downloads)
-    code = downloads / f"dmbench-{__version__}"
-    env = {
-        "PATH": os.defpath,
-        "HOME": str(tmp_path / "home"),
-        "PYTHONPATH": str(code / "src"),  # the code from the archive, not the checkout
-        "LANG": "C.UTF-8",
-    }
-    prefix = ["unshare", "-n"] if _unshare_works() else []
-    where = subprocess.run(
-        [*prefix, sys.executable, "-c", "import dmbench; print(dmbench.__file__)"],
-        cwd=downloads, env=env, capture_output=True, text=True, check=True,
-    )
-    assert where.stdout.startswith(str(code))
-    result = subprocess.run(
-        [*prefix, sys.executable, "-m", "dmbench", "check", Path(package).name],
-        cwd=downloads, env=env, capture_output=True, text=True, timeout=900,
-    )
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert "NLTK data: nltk_data/ of the package" in result.stdout
-    assert f"anchor: {PACKAGE_ZIP} has the sha256 SHA256SUMS beside the zip gives" in result.stdout
-    assert "3337 of 3339 values reproduced" in result.stdout
-    assert "1 explained exception" in result.stdout
-    assert re.search(r"tables: (\d+) of \1 files in results/ equal", result.stdout)
-    assert "\nverdict: OK\n" in result.stdout
-
-    forged = downloads / "forged.zip"
-    _forge(Path(package), forged, "results/table2.csv", b",0.746,", b",1.746,")
-    failed = CliRunner().invoke(main, ["check", str(forged)])
-    assert failed.exit_code == 1
-    assert (
-        "results/table2.csv row 2 (dataset=ds1, series=chen__glm-5.1_cloud, origin=published, "
-        "metric=metrik-4), column class_median: shipped 1.746, recomputed 0.746"
-    ) in failed.output
-    assert "hash-count] results/table2.csv" in failed.output
-    assert "DIFF [anchor] SHA256SUMS beside the zip does not list forged.zip" in failed.output
-    assert "verdict: FAILED" in failed.output
-
-
-@pytest.mark.needs_shared
-def test_check_holds_plantumls_verdict_by_its_hash_or_redraws_it(deposit, tmp_path):
-    """Not recomputed offline (PlantUML needs Java), so one changed count must fail on the
-    hash alone (no SHA256SUMS beside the forged zip, nothing else changed); --plantuml redraws
-    it (the fixture drew it into the session's render cache)."""
-    redrawn = CliRunner().invoke(main, ["check", str(deposit / PACKAGE_ZIP), "--plantuml"])
-    assert redrawn.exit_code == 0, redrawn.output
-    assert (
-        "tables: PlantUML's verdict redrawn (PlantUML 1.2022.6, dot layout): 3 of 3 files equal"
-    ) in redrawn.output
-    row = zip_member(deposit / PACKAGE_ZIP, "results/validity.csv").splitlines()[1]
-    cells = row.split(",")
-    cells[4] = str(int(cells[4]) + 1)  # outputs
-    forged = tmp_path / PACKAGE_ZIP
-    forged_row = ",".join(cells).encode()
-    _forge(deposit / PACKAGE_ZIP, forged, "results/validity.csv", row.encode(), forged_row)
-    failed = CliRunner().invoke(main, ["check", str(forged)])
-    assert failed.exit_code == 1
-    assert (
-        "tables: PlantUML's verdict (results/validity.csv, results/validity.json, "
-        "results/validity.md) is not recomputed offline"
-    ) in failed.output
-    assert "DIFF [validate frictionless:hash-count] results/validity.csv" in failed.output
-    assert "verdict: FAILED (1 difference(s))" in failed.output
 
 
 class TestRefusals:
@@ -359,58 +244,11 @@ class TestSelfExplaining:
             assert "42 runs" in text and "six metrics" in text and "two LLMs" not in text
 
 
-def _addzip_member(source: Path, target: Path, name: str, data: bytes) -> None:
-    with zipfile.ZipFile(source) as src, zipfile.ZipFile(target, "w") as out:
-        for info in src.infolist():
-            out.writestr(info, src.read(info))
-        out.writestr(name, data)
-
-
-@pytest.mark.needs_shared
-class TestAnchoredCheck:
-    def test_an_added_file_fails_on_sums_and_is_named(self, deposit, tmp_path) -> None:
-        shutil.copy(deposit / SUMS_FILE, tmp_path)
-        _addzip_member(deposit / PACKAGE_ZIP, tmp_path / PACKAGE_ZIP, "data/extra.csv", b"a,b\n")
-        result = CliRunner().invoke(main, ["check", str(tmp_path / PACKAGE_ZIP)])
-        assert result.exit_code == 1
-        assert "SHA256SUMS beside the zip gives" in result.output
-        assert "member 'data/extra.csv' is not listed in the package" in result.output
-        assert "verdict: FAILED (2 difference(s))" in result.output
-
-    def test_a_dot_file_fails_without_any_anchor(self, deposit, tmp_path) -> None:
-        _addzip_member(deposit / PACKAGE_ZIP, tmp_path / PACKAGE_ZIP, ".hidden", b"x")
-        result = CliRunner().invoke(main, ["check", str(tmp_path / PACKAGE_ZIP)])
-        assert result.exit_code == 1 and "'.hidden' is not listed" in result.output
-
-    def test_given_checksums_are_compared(self, deposit, tmp_path) -> None:
-        package = Path(shutil.copy(deposit / PACKAGE_ZIP, tmp_path))
-        wrong = "0" * 64
-        result = CliRunner().invoke(main, ["check", str(package), "--sha256", wrong])
-        assert result.exit_code == 1
-        assert f"--sha256 gives {wrong}" in result.output
-        bad = CliRunner().invoke(main, ["check", str(package), "--md5", "xyz"])
-        assert bad.exit_code == 1 and "is not a md5 in hex" in bad.output
-
-    def test_a_member_larger_than_declared_is_refused_unread(self, deposit, tmp_path) -> None:
-        forged = tmp_path / PACKAGE_ZIP
-        with zipfile.ZipFile(deposit / PACKAGE_ZIP) as src, zipfile.ZipFile(forged, "w") as out:
-            for info in src.infolist():
-                data = src.read(info)
-                out.writestr(info, data + b"\0" * (1 << 24) if info.filename == "errata.md" else data)
-        result = CliRunner().invoke(main, ["validate", str(forged)])
-        assert result.exit_code == 1
-        assert "member 'errata.md' is" in result.output and "the package declares" in result.output
-
-    def test_validate_reads_the_zip_as_check_does(self, deposit: Path) -> None:
-        result = CliRunner().invoke(main, ["validate", str(deposit / PACKAGE_ZIP)])
-        assert result.exit_code == 0, result.output
-        assert f"{deposit / PACKAGE_ZIP}: valid" in result.output
-        assert "dmbench-package-" not in result.output  # never the extraction folder
-
-
 @pytest.mark.needs_shared
 @pytest.mark.needs_nltk
-def test_a_wordnet_file_with_one_changed_byte_fails_deposit(package, tmp_path, monkeypatch):
+def test_a_wordnet_file_with_one_changed_byte_fails_deposit(
+    deposit_package, tmp_path, monkeypatch
+):
     from conftest import SHARED
 
     nltk_dir = tmp_path / "nltk_data"
@@ -424,7 +262,7 @@ def test_a_wordnet_file_with_one_changed_byte_fails_deposit(package, tmp_path, m
     changed.write_bytes(bytes(data))
     monkeypatch.setenv("NLTK_DATA", str(nltk_dir))
     with pytest.raises(MissingPrerequisiteError, match=r"adv.exc: NLTK file corpora/wordnet/adv.exc"):
-        build_deposit(package, tmp_path / "out", draft=True, repo=ROOT)
+        build_deposit(deposit_package, tmp_path / "out", draft=True, repo=ROOT)
     assert not (tmp_path / "out" / PACKAGE_ZIP).exists()
 
 
@@ -460,71 +298,12 @@ def test_the_pins_are_the_reference_copy() -> None:
 
     from dmbench.metrics.nltk_pins import NLTK_PINS
 
-    assert {rel: _sha256(SHARED / "nltk_data" / rel) for rel in NLTK_PINS} == dict(NLTK_PINS)
-
-
-_KILLED_DEPOSIT = """
-import os, signal, sys
-from pathlib import Path
-from dmbench.release import deposit
-package, out, repo, at = sys.argv[1:]
-def die(*_args, **_kwargs):
-    os.kill(os.getpid(), signal.SIGKILL)
-if at == "staging":
-    deposit.stage_package = die
-else:
-    rename = os.replace
-    def replace(source, target):
-        if Path(source).name.startswith(f".{Path(out).name}-staging-"):
-            die()
-        rename(source, target)
-    os.replace = replace
-deposit.build_deposit(Path(package), Path(out), draft=True, repo=Path(repo))
-"""
-
-
-def _killed_deposit(package: Path, out: Path, at: str) -> None:
-    """Run the deposit in a child process that SIGKILLs itself ``at`` a point: while it stages
-    the package, or between the swap's two renames (the old folder aside, the new not in)."""
-    result = subprocess.run(
-        [sys.executable, "-c", _KILLED_DEPOSIT, str(package), str(out), str(ROOT), at],
-        capture_output=True, text=True, timeout=900,
-    )
-    assert result.returncode == -signal.SIGKILL, result.stderr[-2000:]
-
-
-def _contents(folder: Path) -> dict[str, str]:
-    return {p.name: _sha256(p) for p in sorted(folder.iterdir())}
+    assert {rel: file_sha256(SHARED / "nltk_data" / rel) for rel in NLTK_PINS} == dict(NLTK_PINS)
 
 
 @pytest.mark.needs_shared
-def test_a_killed_deposit_leaves_the_old_or_the_new_folder_and_no_staging(
-    package, deposit, tmp_path
-):
-    out = tmp_path / "deposit"
-    shutil.copytree(deposit, out)
-    with (out / METADATA_FILE).open("a") as handle:  # an earlier deposit, told apart by one file
-        handle.write("\n")
-    earlier = _contents(out)
-
-    _killed_deposit(package, out, "staging")
-    assert _contents(out) == earlier
-    assert len(list(tmp_path.glob(".deposit-staging-*"))) == 1
-
-    _killed_deposit(package, out, "swap")
-    assert not out.exists()
-    assert _contents(tmp_path / ".deposit-old") == earlier  # aside whole, for the next run
-    staged = list(tmp_path.glob(".deposit-staging-*"))
-    assert len(staged) == 1 and _contents(staged[0]).keys() == earlier.keys()
-
-    build_deposit(package, out, draft=True, repo=ROOT)
-    assert _contents(out) == _contents(deposit)  # and two builds of one commit are byte-identical
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["deposit"]
-
-
-@pytest.mark.needs_shared
-def test_a_package_without_plantumls_verdict_is_refused_with_the_fix(package, tmp_path):
-    bare = shutil.copytree(package, tmp_path / "package")
+def test_a_package_without_plantumls_verdict_is_refused_with_the_fix(deposit_package, tmp_path):
+    bare = shutil.copytree(deposit_package, tmp_path / "package")
     (bare / "results" / "validity.json").unlink()
     result = CliRunner().invoke(
         main,

@@ -1,0 +1,75 @@
+"""A ``dmbench deposit`` killed while it stages or between its swap's renames leaves the earlier
+deposit or the new one, and the next run finishes it (the session's deposit is the earlier one);
+a file apart from test_deposit.py so that pytest-xdist runs the two on different workers."""
+
+from __future__ import annotations
+
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import ROOT
+
+from dmbench.core.hashing import file_sha256
+from dmbench.release.deposit import METADATA_FILE, build_deposit
+
+_KILLED_DEPOSIT = """
+import os, signal, sys
+from pathlib import Path
+from dmbench.release import deposit
+package, out, repo, at = sys.argv[1:]
+def die(*_args, **_kwargs):
+    os.kill(os.getpid(), signal.SIGKILL)
+if at == "staging":
+    deposit.stage_package = die
+else:
+    rename = os.replace
+    def replace(source, target):
+        if Path(source).name.startswith(f".{Path(out).name}-staging-"):
+            die()
+        rename(source, target)
+    os.replace = replace
+deposit.build_deposit(Path(package), Path(out), draft=True, repo=Path(repo))
+"""
+
+
+def _killed_deposit(package: Path, out: Path, at: str) -> None:
+    """Run the deposit in a child process that SIGKILLs itself ``at`` a point: while it stages
+    the package, or between the swap's two renames (the old folder aside, the new not in)."""
+    result = subprocess.run(
+        [sys.executable, "-c", _KILLED_DEPOSIT, str(package), str(out), str(ROOT), at],
+        capture_output=True, text=True, timeout=900,
+    )
+    assert result.returncode == -signal.SIGKILL, result.stderr[-2000:]
+
+
+def _contents(folder: Path) -> dict[str, str]:
+    return {p.name: file_sha256(p) for p in sorted(folder.iterdir())}
+
+
+@pytest.mark.needs_shared
+def test_a_killed_deposit_leaves_the_old_or_the_new_folder_and_no_staging(
+    deposit_package, deposit, tmp_path
+):
+    out = tmp_path / "deposit"
+    shutil.copytree(deposit, out)
+    with (out / METADATA_FILE).open("a") as handle:  # an earlier deposit, told apart by one file
+        handle.write("\n")
+    earlier = _contents(out)
+
+    _killed_deposit(deposit_package, out, "staging")
+    assert _contents(out) == earlier
+    assert len(list(tmp_path.glob(".deposit-staging-*"))) == 1
+
+    _killed_deposit(deposit_package, out, "swap")
+    assert not out.exists()
+    assert _contents(tmp_path / ".deposit-old") == earlier  # aside whole, for the next run
+    staged = list(tmp_path.glob(".deposit-staging-*"))
+    assert len(staged) == 1 and _contents(staged[0]).keys() == earlier.keys()
+
+    build_deposit(deposit_package, out, draft=True, repo=ROOT)
+    assert _contents(out) == _contents(deposit)  # two builds of a commit: the same bytes
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["deposit"]
