@@ -1,6 +1,6 @@
 """A ``dmbench deposit`` killed while it stages or between its swap's renames leaves the earlier
-deposit or the new one, and the next run finishes it (the session's deposit is the earlier one);
-a file apart from test_deposit.py so that pytest-xdist runs the two on different workers."""
+deposit or the new one, and the next run finishes it; a file apart from test_deposit.py so that
+pytest-xdist runs the two on different workers."""
 
 from __future__ import annotations
 
@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pytest
 from conftest import ROOT
+from results_support import two_series_package
 
 from dmbench.core.hashing import file_sha256
-from dmbench.release.deposit import METADATA_FILE, build_deposit
+from dmbench.release.deposit import build_deposit
 
 _KILLED_DEPOSIT = """
 import os, signal, sys
@@ -51,25 +52,25 @@ def _contents(folder: Path) -> dict[str, str]:
 
 
 @pytest.mark.needs_shared
-def test_a_killed_deposit_leaves_the_old_or_the_new_folder_and_no_staging(
-    deposit_package, deposit, tmp_path
-):
-    out = tmp_path / "deposit"
-    shutil.copytree(deposit, out)
-    with (out / METADATA_FILE).open("a") as handle:  # an earlier deposit, told apart by one file
-        handle.write("\n")
+def test_a_killed_deposit_leaves_the_old_or_the_new_folder_and_no_staging(deposit, tmp_path):
+    """Made from the two-series package (how a deposit is swapped in does not depend on the runs
+    it holds); the earlier deposit, of the whole package, differs from the new one."""
+    package = two_series_package()
+    out = shutil.copytree(deposit, tmp_path / "deposit")
     earlier = _contents(out)
 
-    _killed_deposit(deposit_package, out, "staging")
+    _killed_deposit(package, out, "staging")
     assert _contents(out) == earlier
     assert len(list(tmp_path.glob(".deposit-staging-*"))) == 1
 
-    _killed_deposit(deposit_package, out, "swap")
+    _killed_deposit(package, out, "swap")
     assert not out.exists()
     assert _contents(tmp_path / ".deposit-old") == earlier  # aside whole, for the next run
     staged = list(tmp_path.glob(".deposit-staging-*"))
     assert len(staged) == 1 and _contents(staged[0]).keys() == earlier.keys()
+    killed = _contents(staged[0])  # the killed run's deposit, complete but not swapped in
+    assert killed != earlier
 
-    build_deposit(deposit_package, out, draft=True, repo=ROOT)
-    assert _contents(out) == _contents(deposit)  # two builds of a commit: the same bytes
+    build_deposit(package, out, draft=True, repo=ROOT)
+    assert _contents(out) == killed  # two builds of a commit, in two processes: the same bytes
     assert sorted(p.name for p in tmp_path.iterdir()) == ["deposit"]
