@@ -18,7 +18,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from dmbench.flows.changes import score_runs
+from dmbench.flows.changes import score_metrics
 from dmbench.metrics import METRICS, PUBLISHED_METRIC
 from dmbench.package import build
 from dmbench.runs.verify import VerifyReport, verify
@@ -67,14 +67,13 @@ def built_package() -> Path:
 @functools.cache
 def standard_scored_package() -> Path:
     """A copy of the built package with the recomputed scores of every metric but the published
-    one, as the main job adds them (the errata compare metrik-4-standard with the published
-    values, count metrik-2's crashes and rank the candidates under every study metric)."""
+    one, as the main job adds them in one pass (the errata compare metrik-4-standard with the
+    published values, count metrik-2's crashes and rank the candidates under every study
+    metric)."""
 
     def make(package: Path) -> None:
         copy_package(package)
-        for metric in METRICS:
-            if metric != PUBLISHED_METRIC:
-                score_runs(package, metric)
+        score_metrics(package, [metric for metric in METRICS if metric != PUBLISHED_METRIC])
 
     return _made_once("standard-scored", make)
 
