@@ -114,18 +114,19 @@ def _nltk_reason() -> str | None:
 #: then 15 to 45 each). They run first, the others after them in their usual order: pytest-xdist
 #: hands out whole files in collection order (scripts/test.sh turns off its own reordering by
 #: number of tests), so no worker is left with a long file while the other one has finished.
-#: test_deposit.py makes the session's deposit (about 90 s, most of it the package's drawings);
-#: the check and kill tests of that deposit come a few files later, so that the other worker
-#: does not wait for it.
+#: test_deposit.py makes the session's deposit (about 90 s, most of it drawing the package's
+#: diagrams); the files that wait for it (the report's diagrams come from the same drawing, the
+#: deposit's check and kill tests from the deposit) come after about as much work for the other
+#: worker.
 SLOWEST_FILES = (
     "test_deposit.py",
     "test_judge_runs.py",
-    "test_report.py",
     "test_adversarial_package.py",
     "test_inspect_eval.py",
+    "test_render.py",
+    "test_report.py",
     "test_deposit_check.py",
     "test_deposit_kill.py",
-    "test_render.py",
     "test_metrik3_metrik5.py",
     "test_llm_generate.py",
 )
