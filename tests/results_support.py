@@ -1,4 +1,5 @@
-"""The packages the results tests share, built once per test session from ``../shared/upstream``.
+"""The packages (and the draft deposit) the results tests share, built once per test session
+from ``../shared/upstream``.
 
 They live in one session folder (``$DMBENCH_TEST_SESSION``, made by the first process that asks
 and inherited by pytest-xdist's workers), each made under a file lock by whichever worker needs it
