@@ -110,13 +110,13 @@ def _nltk_reason() -> str | None:
     )
 
 
-#: The test files that take longest, longest first (CPU seconds measured in issue 25: about 200,
-#: then 15 to 45 each). They run first, the others after them in their usual order: pytest-xdist
-#: hands out whole files in collection order (scripts/test.sh turns off its own reordering by
-#: number of tests), so no worker is left with a long file while the other one has finished.
-#: test_deposit.py makes the session's deposit (about 90 s, most of it drawing the package's
-#: diagrams); the files that wait for it (the report's diagrams come from the same drawing, the
-#: deposit's check and kill tests from the deposit) come after about as much work for the other
+#: The test files that take longest, longest first, each where it keeps the two workers busy:
+#: pytest-xdist hands out whole files in collection order (scripts/test.sh turns off its own
+#: reordering by number of tests), so no worker is left with a long file while the other one has
+#: finished; the others run after them in their usual order. test_deposit.py makes the session's
+#: package and deposit (about 75 s, most of it PlantUML drawing the package's diagrams); the
+#: files that wait for it (the report's diagrams come from that drawing, the deposit's check and
+#: kill tests from the deposit) come after about as much work (15 to 40 s a file) for the other
 #: worker.
 SLOWEST_FILES = (
     "test_deposit.py",
