@@ -17,7 +17,6 @@ from decimal import ROUND_HALF_UP, Decimal
 
 import numpy as np
 import scipy
-import scipy.stats
 
 SEED = 20261201
 """The seed of every resampling in the tables and the agreement table (recorded with them)."""
@@ -81,7 +80,13 @@ def element_agreement(
     resamples: int = RESAMPLES,
     confidence: float = CONFIDENCE,
 ) -> Agreement:
-    """All statistics of one element; r's interval resamples whole clusters (reference models)."""
+    """All statistics of one element; r's interval resamples whole clusters (reference models).
+
+    ``scipy.stats`` is imported here: at module level it cost every command that reaches the
+    tables (validate, check, score, verify ...) 0.6 s of start-up, for the study's statistics
+    only."""
+    import scipy.stats
+
     x, y = np.asarray(metric, dtype=float), np.asarray(human, dtype=float)
     delta = x - y
     bias = float(np.mean(delta))
