@@ -42,6 +42,11 @@ def _zip_info(name: str, epoch: int, executable: bool) -> zipfile.ZipInfo:
     return info
 
 
+#: zlib's default level: level 9 took a deposit 3.4 s instead of 1.1 s (mostly the NLTK data)
+#: for a zip 0.7 % smaller. Fixed here, since the level is part of what makes the bytes.
+COMPRESS_LEVEL = 6
+
+
 def zip_bytes(members: Iterable[Member], epoch: int) -> bytes:
     """The zip of ``members``, sorted by name, every one stamped with ``epoch``."""
     buffer = io.BytesIO()
@@ -51,9 +56,8 @@ def zip_bytes(members: Iterable[Member], epoch: int) -> bytes:
         raise PackageError("two archive members share a name")
     with zipfile.ZipFile(buffer, "w") as archive:
         for member in ordered:
-            archive.writestr(
-                _zip_info(member.name, epoch, member.executable), member.data, compresslevel=9
-            )
+            info = _zip_info(member.name, epoch, member.executable)
+            archive.writestr(info, member.data, compresslevel=COMPRESS_LEVEL)
     return buffer.getvalue()
 
 
