@@ -20,21 +20,14 @@ import pytest
 from click.testing import CliRunner
 from conftest import ROOT, read_jsonl
 from fake_ollama import judge_reply
-from inspect_ai import Task, eval
-from inspect_ai._util.error import PrerequisiteError
-from inspect_ai.dataset import Sample
-from inspect_ai.model import ModelAPI, ModelOutput, ModelUsage, get_model, modelapi
-from inspect_ai.solver import generate
 
 from dmbench.api import Package
 from dmbench.candidates.calamo import user_message
 from dmbench.candidates.chen import stage1_user
 from dmbench.cli import main
 from dmbench.core.hashing import sha256_text
-from dmbench.inspect_eval.task import domain_modelling
 from dmbench.judge import Instance, Judge, JudgeOptions, judge_instance, load_criteria
 from dmbench.judge.prompt import SYSTEM as JUDGE_SYSTEM
-from dmbench.llm import ChatReply
 from dmbench.llm.llm_candidate import CUT
 from dmbench.metrics import SCORE_NAMES
 from dmbench.plantuml import validate
@@ -76,41 +69,13 @@ def score_pairs(pairs, metric: str, tmp_path: Path) -> list[dict]:
     return [json.loads(line) for line in result.stdout.splitlines()]
 
 
-def reply(content: str) -> ModelOutput:
-    """A mock reply with its usage set, so inspect does not count tokens (tiktoken would
-    download its encoding)."""
-    output = ModelOutput.from_content(model="mockllm", content=content)
-    output.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
-    return output
+@pytest.fixture(scope="module")
+def harness():
+    """inspect_ai and the helpers built on it (``inspect_support``), imported when a test here
+    first runs: imported with this module, they cost every test worker 1.5 s of collection."""
+    import inspect_support
 
-
-class Recorder:
-    """A callable mock: answers each request from ``answer`` and keeps the messages sent."""
-
-    def __init__(self, answer) -> None:
-        self.answer = answer
-        self.requests: list[tuple[str, str]] = []
-
-    def __call__(self, messages, tools, tool_choice, config) -> ModelOutput:
-        system, user = (message.text for message in messages)
-        self.requests.append((system, user))
-        return reply(self.answer(system, user))
-
-
-def run_task(
-    package: Path, log_dir: Path, answer, eval_args=None, **task_args
-) -> tuple[Recorder, Path]:
-    recorder = Recorder(answer)
-    model = get_model("mockllm/model", custom_outputs=recorder)
-    (log,) = eval(
-        domain_modelling(package=str(package), **task_args),
-        model=model,
-        log_dir=str(log_dir),
-        display="none",
-        **(eval_args or {}),
-    )
-    assert log.status == "success", log.error
-    return recorder, Path(log.location)
+    return inspect_support
 
 
 @pytest.fixture
@@ -152,11 +117,14 @@ def test_a_bad_task_argument_is_one_message_not_a_traceback(package):
     assert "Traceback" not in output
 
 
-def test_a_setting_the_candidate_does_not_take_is_refused_from_its_spec(built_package):
+def test_a_setting_the_candidate_does_not_take_is_refused_from_its_spec(harness, built_package):
     """calamo's spec has no translation stage: chen's temperature_translate is refused before
     any call, as `dmbench generate` refuses it for calamo."""
-    with pytest.raises(PrerequisiteError, match="temperature_translate are not settings of calamo"):
-        domain_modelling(candidate="calamo", package=str(built_package), temperature_translate=0.1)
+    refused = "temperature_translate are not settings of calamo"
+    with pytest.raises(harness.PrerequisiteError, match=refused):
+        harness.domain_modelling(
+            candidate="calamo", package=str(built_package), temperature_translate=0.1
+        )
 
 
 @pytest.mark.needs_nltk
@@ -198,10 +166,10 @@ def test_inspect_eval_from_the_shell_imports_as_a_run_that_validates(package, tm
 
 
 @pytest.mark.needs_nltk
-def test_calamo_sends_its_prompt_and_scores_as_score_pairs_does(package, tmp_path):
+def test_calamo_sends_its_prompt_and_scores_as_score_pairs_does(harness, package, tmp_path):
     """A mock answering real PlantUML: the request is calamo's, byte for byte; the task's scores
     are those of `dmbench score-pairs`; the imported outputs are the diagrams it scored."""
-    recorder, log_path = run_task(
+    recorder, log_path = harness.run_task(
         package, tmp_path / "logs", lambda system, user: f"Here it is:\n{DIAGRAM}\nDone.",
         candidate="calamo", dataset="ds2", metric="metrik-2",
     )
@@ -234,10 +202,10 @@ def test_calamo_sends_its_prompt_and_scores_as_score_pairs_does(package, tmp_pat
 @pytest.mark.needs_nltk
 @pytest.mark.needs_nltk
 def test_an_imported_run_is_judged_by_dmbench_judge_like_a_generated_one(
-    package, tmp_path, fake_ollama
+    harness, package, tmp_path, fake_ollama
 ):
     """`dmbench judge --runs` on an imported run: judged, stored, and the package validates."""
-    _recorder, log_path = run_task(
+    _recorder, log_path = harness.run_task(
         package, tmp_path / "logs", lambda s, u: DIAGRAM, candidate="calamo", dataset="ds2"
     )
     (imported,) = Package(package).import_inspect([log_path])
@@ -253,7 +221,9 @@ def test_an_imported_run_is_judged_by_dmbench_judge_like_a_generated_one(
     assert validated.exit_code == 0, validated.output
 
 
-def test_chen_sends_its_two_stages_and_an_unextractable_reply_is_a_failure(package, tmp_path):
+def test_chen_sends_its_two_stages_and_an_unextractable_reply_is_a_failure(
+    harness, package, tmp_path
+):
     """chen: stage 1 (system + task and text) then stage 2 (translate + the cut DSL); a stage-2
     reply without a diagram is chen's own failure, stored as one."""
     dsl = "Lab: name\n" * 300  # longer than the 2000-character cut
@@ -261,7 +231,7 @@ def test_chen_sends_its_two_stages_and_an_unextractable_reply_is_a_failure(packa
     def answer(system: str, user: str) -> str:
         return dsl if user.startswith("USER:") else "no diagram here"
 
-    recorder, log_path = run_task(
+    recorder, log_path = harness.run_task(
         package, tmp_path / "logs", answer, candidate="chen", dataset="ds2", temperature=0.0
     )
     task = load_prompt(package, "chen_task.txt")
@@ -281,9 +251,9 @@ def test_chen_sends_its_two_stages_and_an_unextractable_reply_is_a_failure(packa
     assert info["settings"]["enable_translation"] is True
 
 
-def test_each_epoch_is_a_run_and_a_partial_log_an_unfinished_one(package, tmp_path):
+def test_each_epoch_is_a_run_and_a_partial_log_an_unfinished_one(harness, package, tmp_path):
     """`--epochs 2 --limit 3`: runs 1 and 2 with 3 outputs each, not complete in data/runs.csv."""
-    _recorder, log_path = run_task(
+    _recorder, log_path = harness.run_task(
         package, tmp_path / "logs", lambda s, u: DIAGRAM, {"epochs": 2, "limit": 3},
         candidate="calamo", dataset="ds2",
     )
@@ -294,10 +264,12 @@ def test_each_epoch_is_a_run_and_a_partial_log_an_unfinished_one(package, tmp_pa
     assert [rows[r.run_id]["complete"] for r in imported] == ["false", "false"]
 
 
-def test_a_log_of_another_task_is_refused_in_one_line(package, tmp_path):
-    other = Task(dataset=[Sample(input="hi", target="x")], solver=generate())
-    (log,) = eval(other, model=get_model("mockllm/model", custom_outputs=lambda *a: reply("x")),
-                  log_dir=str(tmp_path / "logs"), display="none")
+def test_a_log_of_another_task_is_refused_in_one_line(harness, package, tmp_path):
+    other = harness.Task(
+        dataset=[harness.Sample(input="hi", target="x")], solver=harness.generate()
+    )
+    model = harness.get_model("mockllm/model", custom_outputs=lambda *a: harness.reply("x"))
+    (log,) = harness.eval(other, model=model, log_dir=str(tmp_path / "logs"), display="none")
     result = dmbench("import-inspect", log.location, "--package", str(package))
     assert result.exit_code == 1
     assert "not of dmbench/domain_modelling" in result.stderr
@@ -305,7 +277,7 @@ def test_a_log_of_another_task_is_refused_in_one_line(package, tmp_path):
     assert not any(p.name.startswith("calamo__mockllm") for p in (package / "runs").iterdir())
 
 
-def test_a_log_whose_records_the_package_lacks_is_refused(package, tmp_path):
+def test_a_log_whose_records_the_package_lacks_is_refused(harness, package, tmp_path):
     """The eval ran on other records (here: a folder whose ds2 texts were edited)."""
     elsewhere = tmp_path / "elsewhere"
     (elsewhere / "data").mkdir(parents=True)
@@ -315,7 +287,7 @@ def test_a_log_whose_records_the_package_lacks_is_refused(package, tmp_path):
     text = record.text + " Also a barn."
     edited = replace(record, text=text, text_sha256=sha256_text(text))
     write_records(elsewhere / RECORDS_PATH, [edited if r is record else r for r in records])
-    _recorder, log_path = run_task(
+    _recorder, log_path = harness.run_task(
         elsewhere, tmp_path / "logs", lambda s, u: "none", candidate="calamo", dataset="ds2"
     )
     result = dmbench("import-inspect", str(log_path), "--package", str(package))
@@ -333,43 +305,10 @@ def test_a_file_that_is_not_a_log_is_refused_in_one_line(package, tmp_path):
     assert len(result.stderr.strip().splitlines()) == 1
 
 
-def scripted_judge_reply(criteria) -> str:
-    """Every criterion 8 for Diagram A and 4 for Diagram B."""
-    return json.dumps({"scores": {cid: {"A": 8, "B": 4, "reason": "scripted"}
-                                  for cid in criteria.ids}})
-
-
-class ScriptedJudge(ModelAPI):
-    """A judge provider for the tests: the same valid reply to every request, and a note of the
-    system prompts it got."""
-
-    systems: list[str] = []
-
-    async def generate(self, input, tools, tool_choice, config):
-        ScriptedJudge.systems.append(input[0].text)
-        return reply(scripted_judge_reply(load_criteria()))
-
-
-@modelapi(name="scriptedjudge")
-def scripted_judge():
-    return ScriptedJudge
-
-
-class ReplayChat:
-    """What `dmbench judge` would have got from its Ollama client: the same reply."""
-
-    offline = False
-    model = "replay"
-
-    def chat(self, system, user, options, sample=1, **_):
-        text = scripted_judge_reply(load_criteria())
-        return ChatReply(text, {"reply": {"content": text}, "done_reason": "stop"})
-
-
 @pytest.mark.needs_nltk
-def test_the_judge_scorer_is_dmbench_judge_on_an_inspect_model(package, tmp_path):
+def test_the_judge_scorer_is_dmbench_judge_on_an_inspect_model(harness, package, tmp_path):
     """`-T judge=MODEL`: S_final per record as `judge_instance` gives it for the same replies."""
-    _recorder, log_path = run_task(
+    _recorder, log_path = harness.run_task(
         package, tmp_path / "logs", lambda s, u: DIAGRAM, candidate="calamo", dataset="ds2",
         judge="scriptedjudge/any",
     )
@@ -377,7 +316,7 @@ def test_the_judge_scorer_is_dmbench_judge_on_an_inspect_model(package, tmp_path
 
     log = read_eval_log(str(log_path))
     criteria = load_criteria()
-    replay = Judge(ReplayChat(), criteria, JudgeOptions())
+    replay = Judge(harness.ReplayChat(), criteria, JudgeOptions())
     for sample in log.samples:
         judged = sample.scores["judge_score"]
         instance = Instance(str(sample.id), sample.input, sample.target,
@@ -386,4 +325,4 @@ def test_the_judge_scorer_is_dmbench_judge_on_an_inspect_model(package, tmp_path
         expected = judge_instance([replay], instance)
         assert judged.value == {"s_final": expected.s_final}
         assert 0 < expected.s_final < 1
-    assert set(ScriptedJudge.systems) == {JUDGE_SYSTEM}
+    assert set(harness.ScriptedJudge.systems) == {JUDGE_SYSTEM}
