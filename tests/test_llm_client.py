@@ -165,15 +165,15 @@ class TestFailures:
         assert caught.value.call["attempts"] == 1
 
     def test_a_trickling_reply_ends_the_call_at_the_timeout(self, fake_ollama, tmp_path):
-        """One byte a second keeps every read inside the timeout; the call, retries included
+        """A byte every 0.4 s keeps every read inside the timeout; the call, retries included
         (the defaults: 2 retries, 2 s backoff), still ends at the timeout."""
-        fake_ollama.script.extend([Reply("slow " * 20, trickle=1.0)] * 3)
-        chat = OllamaChat(MODEL, hosts=[fake_ollama.url], timeout=2.0)
+        fake_ollama.script.extend([Reply("slow " * 20, trickle=0.4)] * 3)
+        chat = OllamaChat(MODEL, hosts=[fake_ollama.url], timeout=1.0)
         started = time.monotonic()
-        with pytest.raises(ChatError, match=r"^ReadTimeout: .*no reply within 2 s") as caught:
+        with pytest.raises(ChatError, match=r"^ReadTimeout: .*no reply within 1 s") as caught:
             chat.chat("s", "u", Options())
         elapsed = time.monotonic() - started
-        assert 2.0 <= elapsed < 3.0  # the reply alone would take 300 s, three attempts 6 s
+        assert 1.0 <= elapsed < 2.0  # the reply alone would take 40 s, three attempts 3 s
         assert caught.value.call["attempts"] == 1
         assert caught.value.call["error"]["reported"] == "ReadTimeout"
 
@@ -183,9 +183,9 @@ class TestFailures:
         """Headers at once, then a byte of the body every 0.2 s (the issue's case): the read
         of the body itself ends at the timeout, not only a flag beside it."""
         fake_ollama.script.extend([Reply("slow " * 200, trickle=0.2, trickle_body_only=True)] * 3)
-        chat = OllamaChat(MODEL, hosts=[fake_ollama.url], timeout=2.0)
+        chat = OllamaChat(MODEL, hosts=[fake_ollama.url], timeout=1.0)
         started = time.monotonic()
-        with pytest.raises(ChatError, match=r"^ReadTimeout: .*no reply within 2 s") as caught:
+        with pytest.raises(ChatError, match=r"^ReadTimeout: .*no reply within 1 s") as caught:
             chat.chat("s", "u", Options())
         assert time.monotonic() - started < 30.0  # the body alone would take 200 s
         assert caught.value.call["attempts"] == 1
@@ -200,9 +200,9 @@ class TestFailures:
     def test_a_retry_cut_short_by_the_deadline_reports_the_servers_failure(
         self, fake_ollama, tmp_path
     ):
-        """A 500 after 1.5 s, then a retry the 3 s deadline ends: the failure is the 500."""
-        fake_ollama.script.extend([Reply(status=500, delay=1.5), Reply("late", delay=5.0)])
-        chat = make_chat(fake_ollama, tmp_path, timeout=3.0, backoff=0.5)
+        """A 500 after 0.8 s, then a retry the 1.5 s deadline ends: the failure is the 500."""
+        fake_ollama.script.extend([Reply(status=500, delay=0.8), Reply("late", delay=5.0)])
+        chat = make_chat(fake_ollama, tmp_path, timeout=1.5, backoff=0.3)
         with pytest.raises(ChatError, match=r"^HTTPError: 500 Server Error") as caught:
             chat.chat("s", "u", Options())
         assert caught.value.call["attempts"] == 2
