@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 import pytest
 
@@ -21,7 +19,6 @@ from dmbench.metrics import (
 )
 from dmbench.metrics._normalise import Edge, normalise
 from dmbench.metrics._wordsim import tokenize, word_similarity
-from dmbench.metrics._wupalmer import WuPalmer
 from dmbench.metrics.metrik4 import greedy_matching
 from dmbench.plantuml import parse
 
@@ -83,40 +80,6 @@ class TestWordSimilarity:
         words = word_similarity()
         assert words.wup("qzxv", "qzxv") == 1.0
         assert words.wup("qzxv", "customer") == 0.0
-
-
-@pytest.mark.needs_nltk
-class TestWuPalmer:
-    WORDS = ["customer", "order", "run", "book", "red", "quickly", "paris", "bank", "pay", "big"]
-
-    def test_equals_nltk_on_every_synset_pair(self):
-        """The memoised computation over the lean reader's hypernym ids gives NLTK's
-        wup_similarity on the stock reader's synsets exactly (nouns, verbs, adjectives,
-        satellites, adverbs, instances)."""
-        from nltk.corpus import wordnet
-
-        lean = word_similarity()._wordnet
-        ids = [i for word in self.WORDS for i in lean.synset_ids(word)[:6]]
-        synsets = [s for word in self.WORDS for s in wordnet.synsets(word)[:6]]
-        ours = WuPalmer(lean)
-        pairs = itertools.product(zip(ids, synsets, strict=True), repeat=2)
-        for (id1, first), (id2, second) in pairs:
-            assert ours.similarity(id1, id2) == first.wup_similarity(second), (first, second)
-
-    def test_best_both_ways_equals_nltk_maxima(self):
-        """One pass gives upstream's per-lemma maximum in each direction."""
-        from nltk.corpus import wordnet
-
-        lean = word_similarity()._wordnet
-        ours = WuPalmer(lean)
-        for word1, word2 in itertools.combinations(self.WORDS, 2):
-            synsets1, synsets2 = wordnet.synsets(word1), wordnet.synsets(word2)
-            expected = tuple(
-                max((a.wup_similarity(b) or 0.0 for a in x for b in y), default=0.0)
-                for x, y in ((synsets1, synsets2), (synsets2, synsets1))
-            )
-            found = ours.best_both_ways(lean.synset_ids(word1), lean.synset_ids(word2))
-            assert found == expected, (word1, word2)
 
 
 class TestGreedyMatching:

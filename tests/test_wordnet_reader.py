@@ -7,6 +7,7 @@ types, labels, enum values), split as metrik-4 splits them; the stock reader is
 
 from __future__ import annotations
 
+import itertools
 import json
 import sys
 from pathlib import Path
@@ -213,3 +214,34 @@ def test_nltk_is_imported_without_scipy_stats():
     ).stdout.split()
     assert float(out[0]) > 0.5
     assert out[1:] == ["False", "False"]
+
+
+#: Words of every part of speech, with satellites, instances and several senses each.
+WUP_WORDS = ["customer", "order", "run", "book", "red", "quickly", "paris", "bank", "pay", "big"]
+
+
+def test_wu_palmer_equals_nltk_on_every_synset_pair_of_a_mixed_vocabulary(readers):
+    """The memoised computation over the lean reader's hypernym ids gives NLTK's
+    wup_similarity on the stock reader's synsets exactly (nouns, verbs, adjectives,
+    satellites, adverbs, instances)."""
+    stock, lean = readers
+    ids = [i for word in WUP_WORDS for i in lean.synset_ids(word)[:6]]
+    synsets = [s for word in WUP_WORDS for s in stock.synsets(word)[:6]]
+    ours = WuPalmer(lean)
+    pairs = itertools.product(zip(ids, synsets, strict=True), repeat=2)
+    for (id1, first), (id2, second) in pairs:
+        assert ours.similarity(id1, id2) == first.wup_similarity(second), (first, second)
+
+
+def test_best_both_ways_equals_nltk_maxima(readers):
+    """One pass gives upstream's per-lemma maximum in each direction."""
+    stock, lean = readers
+    ours = WuPalmer(lean)
+    for word1, word2 in itertools.combinations(WUP_WORDS, 2):
+        synsets1, synsets2 = stock.synsets(word1), stock.synsets(word2)
+        expected = tuple(
+            max((a.wup_similarity(b) or 0.0 for a in x for b in y), default=0.0)
+            for x, y in ((synsets1, synsets2), (synsets2, synsets1))
+        )
+        found = ours.best_both_ways(lean.synset_ids(word1), lean.synset_ids(word2))
+        assert found == expected, (word1, word2)
