@@ -16,7 +16,7 @@ import types
 import typing
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from dmbench.errors import InputError, UnknownNameError
 
@@ -103,52 +103,83 @@ def dataclass_from_json(cls: type[T], data: Any) -> T:
     a tuple."""
     if not isinstance(data, dict):
         raise TypeError(f"{_json_repr(data)} where an object belongs")
-    hints = _field_types(cls)
-    unknown = sorted(set(data) - set(hints))
+    fields = _fields(cls)
+    unknown = sorted(set(data) - fields.hints.keys())
     if unknown:
         raise TypeError(f'unknown field "{unknown[0]}"')
-    for field in dataclasses.fields(cls):  # type: ignore[arg-type]
-        optional = field.default is not dataclasses.MISSING
-        optional |= field.default_factory is not dataclasses.MISSING
-        if not optional and field.name not in data:
-            raise TypeError(f'"{field.name}" is missing')
+    for name in fields.required:
+        if name not in data:
+            raise TypeError(f'"{name}" is missing')
     values = {}
     for name, value in data.items():
-        misfit = _misfit(value, hints[name])
+        misfit = _misfit(value, fields.hints[name])
         if misfit:
             raise TypeError(f'"{name}" {misfit}')
-        as_tuple = typing.get_origin(hints[name]) is tuple and isinstance(value, list)
-        values[name] = tuple(value) if as_tuple else value
+        values[name] = tuple(value) if name in fields.tuples and isinstance(value, list) else value
     return cls(**values)
 
 
+class _Fields(NamedTuple):
+    hints: dict[str, Any]
+    required: tuple[str, ...]
+    tuples: frozenset[str]
+
+
 @functools.cache
-def _field_types(cls: type) -> dict[str, Any]:
-    return typing.get_type_hints(cls)
+def _fields(cls: type) -> _Fields:
+    """What checking a row of ``cls`` needs, worked out once per class (a run's score file has
+    thousands of rows)."""
+    hints = typing.get_type_hints(cls)
+    required = tuple(
+        field.name
+        for field in dataclasses.fields(cls)  # type: ignore[arg-type]
+        if field.default is dataclasses.MISSING and field.default_factory is dataclasses.MISSING
+    )
+    tuples = frozenset(name for name, hint in hints.items() if typing.get_origin(hint) is tuple)
+    return _Fields(hints, required, tuples)
 
 
 def _misfit(value: Any, hint: Any) -> str | None:
     """How a JSON value fails a field's type (``bool`` is no ``int``, an ``int`` is a ``float``,
     NaN and infinities are no ``float``), or ``None`` when it fits."""
-    if hint is Any:
+    shape = _shape(hint)
+    if shape.any:
         return None
-    if isinstance(hint, types.UnionType) or typing.get_origin(hint) is typing.Union:
-        misfits = [_misfit(value, alternative) for alternative in typing.get_args(hint)]
+    if shape.alternatives:
+        misfits = [_misfit(value, alternative) for alternative in shape.alternatives]
         if None in misfits:
             return None
-        wanted = dict.fromkeys(map(_json_name, typing.get_args(hint)))
+        wanted = dict.fromkeys(map(_json_name, shape.alternatives))
         return f"is {_json_repr(value)}, not {' or '.join(wanted)}"
-    kind = typing.get_origin(hint) or hint
+    kind = shape.kind
     fits = isinstance(value, kind) and not (kind in (int, float) and isinstance(value, bool))
     if kind is float and isinstance(value, int | float) and not isinstance(value, bool):
         fits = math.isfinite(value) if isinstance(value, float) else abs(value) < 2**1023
     elif kind in (tuple, list):
         fits = isinstance(value, list | tuple)
-        items = [arg for arg in typing.get_args(hint) if arg is not Ellipsis]
-        for item in value if fits and items else ():
-            if _misfit(item, items[0]):
-                return f"holds {_json_repr(item)}, not {_json_name(items[0])}"
+        for item in value if fits and shape.item is not None else ():
+            if _misfit(item, shape.item):
+                return f"holds {_json_repr(item)}, not {_json_name(shape.item)}"
     return None if fits else f"is {_json_repr(value)}, not {_json_name(kind)}"
+
+
+class _Shape(NamedTuple):
+    any: bool
+    alternatives: tuple[Any, ...]
+    kind: Any
+    item: Any
+
+
+@functools.cache
+def _shape(hint: Any) -> _Shape:
+    """A type hint taken apart once: ``typing``'s introspection cost more than the checks."""
+    if hint is Any:
+        return _Shape(True, (), None, None)
+    if isinstance(hint, types.UnionType) or typing.get_origin(hint) is typing.Union:
+        return _Shape(False, typing.get_args(hint), None, None)
+    kind = typing.get_origin(hint) or hint
+    items = [arg for arg in typing.get_args(hint) if arg is not Ellipsis]
+    return _Shape(False, (), kind, items[0] if kind in (tuple, list) and items else None)
 
 
 def _json_name(hint: Any) -> str:
