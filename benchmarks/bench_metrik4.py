@@ -3,7 +3,8 @@
 Run: ``.venv/bin/python benchmarks/bench_metrik4.py [--workers N]`` from the checkout, with
 ``../shared`` beside it. The pairs are scored in a fresh child process so that the cold time
 includes importing dmbench and loading WordNet (with what earlier processes derived from the
-NLTK data and kept in the user cache); the warm time is a second pass in that process. Both passes are checked against the golden benchmark view.
+NLTK data and kept in the user cache); the warm time is a second pass in that process. Both
+passes are checked against the golden benchmark view.
 """
 
 from __future__ import annotations

@@ -154,8 +154,8 @@ def refuse_unpinned_found(record_path: Path | None = None) -> None:
     """
     import nltk
 
-    path = record_path or pin_record_path()
-    record = PinRecord(path) if path else None
+    record_file = record_path or pin_record_path()
+    record = PinRecord(record_file) if record_file else None
     for rel in NLTK_PINS:
         try:
             pointer = nltk.data.find(rel)
