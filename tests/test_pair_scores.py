@@ -27,9 +27,14 @@ def _no_scoring(*args, **kwargs):
     raise AssertionError("scored a pair that was kept")
 
 
-@pytest.fixture
-def package(tmp_path: Path, monkeypatch) -> Path:
+@pytest.fixture(autouse=True)
+def cache_home(tmp_path: Path, monkeypatch) -> None:
+    """Each test's own user cache, where the kept scores go."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+
+
+@pytest.fixture
+def package(tmp_path: Path) -> Path:
     return copy_package(tmp_path / "package")
 
 
@@ -82,7 +87,7 @@ def _line(**changes) -> str:
     return json.dumps({**row, **changes})
 
 
-def test_a_line_that_is_not_a_score_is_not_kept(package: Path) -> None:
+def test_a_line_that_is_not_a_score_is_not_kept() -> None:
     good = _line()
     bad = [
         "{",
@@ -103,14 +108,14 @@ def test_a_line_that_is_not_a_score_is_not_kept(package: Path) -> None:
     }
 
 
-def test_a_failure_is_computed_again_in_every_run(package: Path) -> None:
+def test_a_failure_is_computed_again_in_every_run() -> None:
     kept = PairScores.read()
     failed = pair_key("metrik-4", "@startuml\nclass A\n@enduml", "@startuml\n-->\n@enduml")
     kept.put(failed, BenchmarkScore(0.0, 0.0, 0.0, "Unrecognized line 2"))
     assert kept.scores == {} and kept.added == 0
 
 
-def test_a_corrupt_file_or_another_fingerprints_file_is_no_scores(package: Path) -> None:
+def test_a_corrupt_file_or_another_fingerprints_file_is_no_scores() -> None:
     path = _kept_file([_line()])
     path.write_bytes(path.read_bytes()[:-20])  # truncated: its sha256 header no longer holds
     assert read_derived(path) is None and PairScores.read().scores == {}
@@ -126,7 +131,7 @@ def test_a_corrupt_file_or_another_fingerprints_file_is_no_scores(package: Path)
 
 
 def test_no_home_keeps_nothing_and_a_relative_cache_home_is_ignored(
-    package: Path, tmp_path: Path, monkeypatch
+    tmp_path: Path, monkeypatch
 ) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", "relative/cache")
     monkeypatch.chdir(tmp_path)
