@@ -25,15 +25,26 @@ from dmbench.package.archive import extract_zip
 from dmbench.release.deposit import CODE_ZIP, PACKAGE_ZIP, SUMS_FILE
 
 
-def _forge(source: Path, target: Path, member: str, old: bytes, new: bytes) -> None:
-    """A copy of the zip with one member's bytes changed, everything else as it was."""
+def _copy_zip(source: Path, target: Path, edit=lambda name, data: data, added=()) -> None:
+    """A copy of the zip, each member's bytes through ``edit(name, data)``, then ``added``
+    (name, bytes) members."""
     with zipfile.ZipFile(source) as src, zipfile.ZipFile(target, "w") as out:
         for info in src.infolist():
-            data = src.read(info)
-            if info.filename == member:
-                assert old in data
-                data = data.replace(old, new, 1)
-            out.writestr(info, data)
+            out.writestr(info, edit(info.filename, src.read(info)))
+        for name, data in added:
+            out.writestr(name, data)
+
+
+def _forge(source: Path, target: Path, member: str, old: bytes, new: bytes) -> None:
+    """A copy of the zip with one member's bytes changed, everything else as it was."""
+
+    def edit(name: str, data: bytes) -> bytes:
+        if name != member:
+            return data
+        assert old in data
+        return data.replace(old, new, 1)
+
+    _copy_zip(source, target, edit)
 
 
 def _unshare_works() -> bool:
@@ -115,18 +126,15 @@ def test_check_holds_plantumls_verdict_by_its_hash_or_redraws_it(deposit, tmp_pa
     assert "verdict: FAILED (1 difference(s))" in failed.output
 
 
-def _addzip_member(source: Path, target: Path, name: str, data: bytes) -> None:
-    with zipfile.ZipFile(source) as src, zipfile.ZipFile(target, "w") as out:
-        for info in src.infolist():
-            out.writestr(info, src.read(info))
-        out.writestr(name, data)
+def _add_member(source: Path, target: Path, name: str, data: bytes) -> None:
+    _copy_zip(source, target, added=[(name, data)])
 
 
 @pytest.mark.needs_shared
 class TestAnchoredCheck:
     def test_an_added_file_fails_on_sums_and_is_named(self, deposit, tmp_path) -> None:
         shutil.copy(deposit / SUMS_FILE, tmp_path)
-        _addzip_member(deposit / PACKAGE_ZIP, tmp_path / PACKAGE_ZIP, "data/extra.csv", b"a,b\n")
+        _add_member(deposit / PACKAGE_ZIP, tmp_path / PACKAGE_ZIP, "data/extra.csv", b"a,b\n")
         result = CliRunner().invoke(main, ["check", str(tmp_path / PACKAGE_ZIP)])
         assert result.exit_code == 1
         assert "SHA256SUMS beside the zip gives" in result.output
@@ -134,7 +142,7 @@ class TestAnchoredCheck:
         assert "verdict: FAILED (2 difference(s))" in result.output
 
     def test_a_dot_file_fails_without_any_anchor(self, deposit, tmp_path) -> None:
-        _addzip_member(deposit / PACKAGE_ZIP, tmp_path / PACKAGE_ZIP, ".hidden", b"x")
+        _add_member(deposit / PACKAGE_ZIP, tmp_path / PACKAGE_ZIP, ".hidden", b"x")
         result = CliRunner().invoke(main, ["check", str(tmp_path / PACKAGE_ZIP)])
         assert result.exit_code == 1 and "'.hidden' is not listed" in result.output
 
@@ -149,10 +157,11 @@ class TestAnchoredCheck:
 
     def test_a_member_larger_than_declared_is_refused_unread(self, deposit, tmp_path) -> None:
         forged = tmp_path / PACKAGE_ZIP
-        with zipfile.ZipFile(deposit / PACKAGE_ZIP) as src, zipfile.ZipFile(forged, "w") as out:
-            for info in src.infolist():
-                data = src.read(info)
-                out.writestr(info, data + b"\0" * (1 << 24) if info.filename == "errata.md" else data)
+        _copy_zip(
+            deposit / PACKAGE_ZIP,
+            forged,
+            lambda name, data: data + b"\0" * (1 << 24) if name == "errata.md" else data,
+        )
         result = CliRunner().invoke(main, ["validate", str(forged)])
         assert result.exit_code == 1
         assert "member 'errata.md' is" in result.output and "the package declares" in result.output
