@@ -27,6 +27,15 @@ def _loaded_after(*argv: str) -> set[str]:
     return set(json.loads(done.stderr.strip().splitlines()[-1]))
 
 
+def _loaded_by_importing(*modules: str) -> set[str]:
+    """The modules a fresh Python has loaded after importing ``modules``."""
+    probe = "import importlib, json, sys\n" + "".join(
+        f"importlib.import_module({module!r})\n" for module in modules
+    ) + "print(json.dumps(sorted(sys.modules)))"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    return set(json.loads(done.stdout))
+
+
 def test_help_lists_every_command_and_imports_none_of_them():
     loaded = _loaded_after("--help")
     assert HEAVY.isdisjoint(loaded)
@@ -45,12 +54,8 @@ def test_parse_loads_only_the_plantuml_stage(tmp_path):
 
 def test_no_command_loads_scipy_stats_to_start():
     """Only the study's statistics and the rankings use it (0.6 s of every command's start)."""
-    modules = sorted({command.module for command in LAZY_COMMANDS})
-    probe = "import importlib, sys\n" + "".join(
-        f"importlib.import_module('dmbench.cli.{module}')\n" for module in modules
-    ) + "print('scipy.stats' in sys.modules)"
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
-    assert done.stdout.strip() == "False"
+    modules = sorted({f"dmbench.cli.{command.module}" for command in LAZY_COMMANDS})
+    assert "scipy.stats" not in _loaded_by_importing(*modules)
 
 
 def test_each_summary_is_its_commands_help_and_every_command_is_listed():
@@ -74,12 +79,8 @@ def test_each_summary_is_its_commands_help_and_every_command_is_listed():
 def test_the_main_job_imports_the_llm_client_and_matplotlib_only_when_used():
     """A warm main job asks no model and draws no plot; importing ollama (its pydantic models)
     and matplotlib cost it about a second."""
-    probe = (
-        "import sys, json, dmbench.api, dmbench.flows.reproduce, dmbench.llm.client\n"
-        "print(json.dumps(sorted(m for m in ('ollama', 'matplotlib') if m in sys.modules)))"
-    )
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
-    assert json.loads(done.stdout) == []
+    loaded = _loaded_by_importing("dmbench.api", "dmbench.flows.reproduce", "dmbench.llm.client")
+    assert not {"ollama", "matplotlib"} & loaded
 
 
 def test_a_metrik4_pair_loads_neither_numpy_nor_scipy(tmp_path):

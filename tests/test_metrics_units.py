@@ -242,8 +242,6 @@ class TestNumpySum:
     def test_every_sum_is_numpys_bit_for_bit(self):
         import random
 
-        import numpy as np
-
         from dmbench.metrics.metrik2 import _npsum
 
         rng = random.Random(25)

@@ -176,8 +176,7 @@ class TestCommand:
         assert result.exit_code == 0, result.output
         (draft,) = zenodo.depositions.values()
         reserved = draft.metadata["prereserve_doi"]["doi"]
-        with zipfile.ZipFile(out / PACKAGE_ZIP) as archive:
-            descriptor = json.loads(archive.read("datapackage.json"))
+        descriptor = json.loads(zip_member(out / PACKAGE_ZIP, "datapackage.json"))
         assert descriptor["id"] == f"https://doi.org/{reserved}"
         assert json.loads((out / METADATA_FILE).read_text())["metadata"]["doi"] == reserved
         assert draft.metadata["doi"] == reserved and draft.metadata["upload_type"] == "dataset"
