@@ -2,7 +2,7 @@
 
 Commands are listed here by name, module and one-line summary and imported only when run, so
 ``dmbench --help`` or ``dmbench parse`` do not pay for pandas, frictionless, NLTK or the LLM
-client that other commands need (``tests/test_cli_lazy.py`` holds each summary to its command).
+client that other commands need (``tests/cli/test_cli_lazy.py`` holds each summary to its command).
 """
 
 from __future__ import annotations

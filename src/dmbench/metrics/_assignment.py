@@ -8,7 +8,7 @@ form Crouse 2016 gives for rectangular matrices), making the same choices: rows 
 each search scans the columns not yet reached starting from the last one (a reached column's
 place is taken by the last in the list), a tie for the cheapest column goes to an unassigned
 one, and every reduced cost and dual update is the same floating-point expression. So the
-assignment is scipy's; ``tests/test_assignment.py`` keeps scipy as the oracle. It spares the
+assignment is scipy's; ``tests/metrics/test_assignment.py`` keeps scipy as the oracle. It spares the
 cold first pass the import of ``scipy.optimize`` (half a second) and a numpy array per matrix,
 most of which have two to four rows.
 """

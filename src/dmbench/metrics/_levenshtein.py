@@ -13,5 +13,5 @@ levenshtein = Levenshtein.distance
 
 #: The distance over the longer length: 0.0 for equal strings, 1.0 for nothing in common.
 #: RapidFuzz divides the integer distance by the longer length in double precision, as
-#: ``levenshtein(a, b) / max(len(a), len(b))`` does (``tests/test_levenshtein.py``).
+#: ``levenshtein(a, b) / max(len(a), len(b))`` does (``tests/metrics/test_levenshtein.py``).
 normalised_levenshtein = Levenshtein.normalized_distance

@@ -183,7 +183,7 @@ def _npsum(values: Sequence[float]) -> float:
     combined as ``((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))``, then the remainder left
     to right; more by halves (the first a multiple of 8), recursively. Importing numpy for this
     cost a cold process 0.1 s, and its BLAS threads spin on an idle core;
-    ``tests/test_metrics_units.py`` keeps numpy as the oracle.
+    ``tests/metrics/test_metrics_units.py`` keeps numpy as the oracle.
     """
     return _pairwise_sum(values, 0, len(values))
 

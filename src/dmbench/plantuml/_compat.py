@@ -15,7 +15,7 @@ grammar's ``ARROW`` token does not accept; only the meanings and the trial order
 
 Where one of upstream's patterns backtracks more than linearly on a hostile line (a run of
 spaces, an open quote), it is matched here by code or a simpler pattern that gives the same
-groups in one pass; ``tests/test_linear_readings.py`` keeps upstream's patterns as the oracle.
+groups in one pass; ``tests/plantuml/test_linear_readings.py`` keeps upstream's patterns as the oracle.
 The relationship patterns themselves still read short ordinary lines, where their backtracking
 is bounded, and the readings of short lines are memoised: a study's diagrams share most lines.
 """

@@ -34,7 +34,7 @@ def terminal(name: str) -> str:
 
     Read from the grammar's text rather than from the built parser: building it takes some 40
     ms, which a process that only reads the ``compat`` way would pay at import for nothing
-    (``tests/test_plantuml_standard.py`` checks the two agree).
+    (``tests/plantuml/test_plantuml_standard.py`` checks the two agree).
     """
     found = re.search(rf"^{re.escape(name)}(?:\.\d+)?:[ \t]*/(.+)/[ \t]*$", grammar_text(), re.M)
     if found is None:

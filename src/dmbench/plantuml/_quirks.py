@@ -2,7 +2,7 @@
 
 ``QUIRKS`` is the one list of places where ``compat`` and ``standard`` read the same text
 differently; each entry names the spec section it comes from and the test that pins it, and
-``tests/test_plantuml_quirks.py`` checks the list and the tests against each other.
+``tests/plantuml/test_plantuml_quirks.py`` checks the list and the tests against each other.
 
 The cost table works on (id, dataset, candidate, text) rows so it can read the upstream mirror
 now and the built data package later. Per element kind it counts what the standard reading
@@ -32,7 +32,7 @@ class Quirk(NamedTuple):
     id: str  # the number in LANGUAGE.md's quirk list, with a letter for a second test
     spec: str  # section of ../shared/spec/upstream-behaviour.md that describes it
     description: str
-    test: str  # Class::method in tests/test_plantuml_quirks.py
+    test: str  # Class::method in tests/plantuml/test_plantuml_quirks.py
 
 
 _T = "TestQuirks::"

@@ -1,7 +1,7 @@
 """``dmbench agreement``: the metric study's consistency table against the study's own numbers.
 
-The regression file ``tests/test_agreement/test_numbers_on_the_study.yml`` comes from
-``.venv/bin/pytest tests/test_agreement.py --force-regen`` (then review the diff).
+The regression file ``tests/tables/test_agreement/test_numbers_on_the_study.yml`` comes from
+``.venv/bin/pytest tests/tables/test_agreement.py --force-regen`` (then review the diff).
 """
 
 from __future__ import annotations

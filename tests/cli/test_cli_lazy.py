@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from dmbench.cli import LAZY_COMMANDS, main
 
-CLI_DIR = Path(__file__).resolve().parents[1] / "src" / "dmbench" / "cli"
+CLI_DIR = Path(__file__).resolve().parents[2] / "src" / "dmbench" / "cli"
 HEAVY = {"pandas", "frictionless", "nltk", "spacy", "httpx", "ollama", "matplotlib", "numpy"}
 
 

@@ -23,7 +23,7 @@ from dmbench.plantuml import (
 )
 from dmbench.sources.published import output_rows, reference_rows
 
-UPSTREAM = Path(__file__).resolve().parents[2] / "shared" / "upstream"
+UPSTREAM = Path(__file__).resolve().parents[3] / "shared" / "upstream"
 require_shared()
 CORPUS = sorted({r.text for r in [*reference_rows(UPSTREAM), *output_rows(UPSTREAM)]})
 SIGNIFICANT = [*"{}()<>|*o.-:;,\"'/\\=+#~@\n \t", "@startuml", "@enduml", "end note", "class "]

@@ -1,7 +1,7 @@
 """How sure Tables 2-3 are: cell intervals, paired comparisons, Holm, and what is set in bold.
 
-The regression file ``tests/test_comparisons/test_comparisons_on_the_published_runs.yml`` comes
-from ``.venv/bin/pytest tests/test_comparisons.py --force-regen`` (then review the diff).
+The regression file ``tests/tables/test_comparisons/test_comparisons_on_the_published_runs.yml`` comes
+from ``.venv/bin/pytest tests/tables/test_comparisons.py --force-regen`` (then review the diff).
 """
 
 from __future__ import annotations

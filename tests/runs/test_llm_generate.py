@@ -32,7 +32,7 @@ from dmbench.runs.store import OutputRow, read_outputs
 
 pytestmark = pytest.mark.needs_shared  # builds or reads from ../shared/upstream
 
-UPSTREAM = Path(__file__).resolve().parents[2] / "shared" / "upstream"
+UPSTREAM = Path(__file__).resolve().parents[3] / "shared" / "upstream"
 DMBENCH = [sys.executable, "-c", "from dmbench.cli import main; main()"]
 PREFIX = "Transform into plant uml this specification text: "
 

@@ -18,7 +18,7 @@ from dmbench.sources.prompts import PROMPTS, load_prompt
 
 pytestmark = pytest.mark.needs_shared  # builds or reads from ../shared/upstream
 
-UPSTREAM = Path(__file__).resolve().parents[2] / "shared" / "upstream"
+UPSTREAM = Path(__file__).resolve().parents[3] / "shared" / "upstream"
 DS1 = UPSTREAM / "Automated-DomainModel-Benchmark/Data/data-source-1/kaiser_clean.json"
 PREFIX = "Transform into plant uml this specification text: "
 DIAGRAM = "@startuml\nclass Book{ String Title, String Author }\nclass Page{ String Content}\n\n" \

@@ -15,7 +15,7 @@ import dmbench
 from dmbench.metrics import compute
 from dmbench.plantuml import parse as parse_any_reading
 
-README = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+README = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
 
 
 def _python_api_section() -> str:

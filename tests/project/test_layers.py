@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SOURCE = ROOT / "src" / "dmbench"
 LINT_IMPORTS = Path(sys.executable).parent / "lint-imports"
 

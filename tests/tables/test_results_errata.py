@@ -1,8 +1,8 @@
 """``dmbench errata``: the paper's claims (Table 1, the metric study of section 3.3, the best
 cells of Tables 2-3) and the scoring facts, measured from the package and the study's files.
 
-The regression file ``tests/test_results_errata/test_errata_document.md`` comes from
-``.venv/bin/pytest tests/test_results_errata.py --force-regen``; ``docs/errata.md`` from
+The regression file ``tests/tables/test_results_errata/test_errata_document.md`` comes from
+``.venv/bin/pytest tests/tables/test_results_errata.py --force-regen``; ``docs/errata.md`` from
 ``dmbench reproduce`` (build, score both metrics, errata; the test below fails when it is
 stale).
 """
@@ -21,7 +21,7 @@ from dmbench.tables.facts import scoring_facts
 
 pytestmark = pytest.mark.needs_shared  # builds or reads from ../shared/upstream
 
-DOCS_ERRATA = Path(__file__).resolve().parents[1] / "docs" / "errata.md"
+DOCS_ERRATA = Path(__file__).resolve().parents[2] / "docs" / "errata.md"
 
 
 @pytest.fixture(scope="module")

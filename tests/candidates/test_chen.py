@@ -19,7 +19,7 @@ from dmbench.sources.prompts import PROMPTS, load_prompt
 
 pytestmark = pytest.mark.needs_shared  # builds or reads from ../shared/upstream
 
-UPSTREAM = Path(__file__).resolve().parents[2] / "shared" / "upstream"
+UPSTREAM = Path(__file__).resolve().parents[3] / "shared" / "upstream"
 DS1 = UPSTREAM / "Automated-DomainModel-Benchmark/Data/data-source-1/kaiser_clean.json"
 
 DSL = "Enumerations:\n\nClasses:\nFlight(string number)\nAirport(string code)\n\n" \

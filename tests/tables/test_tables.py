@@ -1,7 +1,7 @@
 """Tables 1-3 rebuilt from the package: the paper's cells, the score-source rule, the formats.
 
-The regression files under ``tests/test_tables/`` come from
-``.venv/bin/pytest tests/test_tables.py --force-regen`` (then review the diff).
+The regression files under ``tests/tables/test_tables/`` come from
+``.venv/bin/pytest tests/tables/test_tables.py --force-regen`` (then review the diff).
 """
 
 from __future__ import annotations

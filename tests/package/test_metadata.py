@@ -24,7 +24,7 @@ from dmbench.package.metadata import (
     write_metadata,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_committed_metadata_files_are_up_to_date() -> None:

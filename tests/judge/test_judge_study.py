@@ -27,7 +27,7 @@ from dmbench.sources.records import records_from_sources
 
 pytestmark = pytest.mark.needs_shared  # the study pairs come from ../shared/upstream
 
-UPSTREAM = Path(__file__).resolve().parents[2] / "shared" / "upstream"
+UPSTREAM = Path(__file__).resolve().parents[3] / "shared" / "upstream"
 FRICTIONLESS = Path(sys.executable).parent / "frictionless"
 HUMAN = {"class": "human_class_f1", "attribute": "human_attribute_f1",
          "association": "human_association_f1"}  # fmt: skip

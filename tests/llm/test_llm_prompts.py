@@ -12,7 +12,7 @@ from dmbench.sources.prompts import PROMPTS, install_prompts, load_prompt, load_
 
 pytestmark = pytest.mark.needs_shared  # builds or reads from ../shared/upstream
 
-UPSTREAM = Path(__file__).resolve().parents[2] / "shared" / "upstream"
+UPSTREAM = Path(__file__).resolve().parents[3] / "shared" / "upstream"
 BENCHMARK = UPSTREAM / "Automated-DomainModel-Benchmark"
 
 

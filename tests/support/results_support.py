@@ -24,7 +24,7 @@ from dmbench.metrics import METRICS, PUBLISHED_METRIC
 from dmbench.package import build
 from dmbench.runs.verify import VerifyReport, verify
 
-UPSTREAM = Path(__file__).resolve().parents[2] / "shared" / "upstream"
+UPSTREAM = Path(__file__).resolve().parents[3] / "shared" / "upstream"
 SESSION_ENV = "DMBENCH_TEST_SESSION"
 
 

@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from dmbench.cli import main
 
-README = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+README = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
 
 
 def _commands(group: click.Group, prefix: str = "dmbench"):
@@ -31,5 +31,5 @@ def test_readme_gives_exactly_two_setup_commands() -> None:
     section = README.split("## Set-up", 1)[1].split("\n## ", 1)[0]
     commands = [line for line in section.splitlines() if line.startswith("bash scripts/")]
     assert commands == ["bash scripts/reproduce.sh", "bash scripts/test.sh"]
-    ci = (Path(__file__).resolve().parents[1] / ".ci/run").read_text()
+    ci = (Path(__file__).resolve().parents[2] / ".ci/run").read_text()
     assert "bash scripts/test.sh" in ci

@@ -21,7 +21,7 @@ from conftest import require_shared
 from dmbench.candidates import Record
 from dmbench.candidates.rule_based import RuleBasedCandidate
 
-BENCHMARK = Path(__file__).resolve().parents[2] / "shared/upstream/Automated-DomainModel-Benchmark"
+BENCHMARK = Path(__file__).resolve().parents[3] / "shared/upstream/Automated-DomainModel-Benchmark"
 DATASETS = {
     "ds1": ("kaiser_clean", "Data/data-source-1/kaiser_clean.json"),
     "ds2": ("reference_clean", "Data/data-source-2/reference_clean.json"),
