@@ -1,0 +1,52 @@
+"""The image view: both diagrams drawn by the pinned PlantUML, the judge shown the drawings.
+
+What is drawn is each diagram's blind form (:mod:`dmbench.judge.blind`) with one neutral skin
+(monochrome, no shadows) and nothing else: no title, caption, legend or id, and the PNG carries
+no text chunk (``-nometadata``), so the image shows what the text view shows and no more. The
+drawing goes through the render module's API (its pinned PlantUML and cache), imported when a
+drawing is wanted.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable
+from pathlib import Path
+
+VIEWS = ("text", "image")
+DEFAULT_VIEW = "text"
+SKIN = "skinparam monochrome true\nskinparam shadowing false\n"
+
+
+def drawing_source(blind_text: str) -> str:
+    """The PlantUML drawn for a blind form: the skin and the diagram, nothing else."""
+    return f"@startuml\n{SKIN}{blind_text}\n@enduml\n"
+
+
+class Drawings:
+    """PNGs of blind forms, drawn in batches (one JVM each) and kept per text."""
+
+    def __init__(self, package_dir: Path) -> None:
+        self.package_dir = Path(package_dir)
+        self._pngs: dict[str, bytes | None] = {}
+        self._lock = threading.Lock()
+
+    def prepare(self, texts: Iterable[str]) -> None:
+        """Draw every text not drawn yet in one batch (a run draws all of its diagrams first)."""
+        from dmbench.core.hashing import sha256_text
+        from dmbench.render import cache_dir_for, draw_png, png_cache_dir_for
+
+        with self._lock:
+            wanted = [t for t in dict.fromkeys(texts) if t not in self._pngs]
+            if not wanted:
+                return
+            sources = {t: drawing_source(t) for t in wanted}
+            cache = png_cache_dir_for(cache_dir_for(self.package_dir))
+            drawn = draw_png(sources.values(), cache)
+            for text, source in sources.items():
+                self._pngs[text] = drawn[sha256_text(source)]
+
+    def png(self, blind_text: str) -> bytes | None:
+        """The drawing of ``blind_text``; None when PlantUML draws nothing from it."""
+        self.prepare([blind_text])
+        return self._pngs[blind_text]
