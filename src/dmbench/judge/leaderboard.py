@@ -36,7 +36,6 @@ from typing import Any
 
 import krippendorff
 import numpy as np
-from scipy.stats import spearmanr
 
 from dmbench.core.hashing import sha256_text
 from dmbench.errors import PackageError
@@ -515,6 +514,8 @@ def view_agreement(boards: Sequence[Board]) -> list[dict[str, Any]]:
         both = sorted(set(overall[0]) & set(overall[1]), key=lambda k: (k[0], k[1] or ""))
         rho = None
         if len(both) >= 2:
+            from scipy.stats import spearmanr  # here: at module level every command paid for it
+
             result = spearmanr([overall[0][k] for k in both], [overall[1][k] for k in both])
             rho = None if math.isnan(result.statistic) else float(result.statistic)
         out.append({"text_board": text.id, "image_board": image.id, "n": len(shared),

@@ -3,8 +3,7 @@
 What is drawn is each diagram's blind form (:mod:`dmbench.judge.blind`) with one neutral skin
 (monochrome, no shadows) and nothing else: no title, caption, legend or id, and the PNG carries
 no text chunk (``-nometadata``), so the image shows what the text view shows and no more. The
-drawing goes through the render module's API (its pinned PlantUML and cache), imported when a
-drawing is wanted.
+drawing goes through the render module's API (its pinned PlantUML and cache).
 """
 
 from __future__ import annotations
@@ -12,6 +11,9 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterable
 from pathlib import Path
+
+from dmbench.core.hashing import sha256_text
+from dmbench.render import cache_dir_for, draw_png, png_cache_dir_for
 
 VIEWS = ("text", "image")
 DEFAULT_VIEW = "text"
@@ -33,9 +35,6 @@ class Drawings:
 
     def prepare(self, texts: Iterable[str]) -> None:
         """Draw every text not drawn yet in one batch (a run draws all of its diagrams first)."""
-        from dmbench.core.hashing import sha256_text
-        from dmbench.render import cache_dir_for, draw_png, png_cache_dir_for
-
         with self._lock:
             wanted = [t for t in dict.fromkeys(texts) if t not in self._pngs]
             if not wanted:
