@@ -22,8 +22,12 @@ from conftest import complete_lines
 from fake_ollama import Reply, criterion_ids, judge_reply
 
 from dmbench.cli import main
-from dmbench.judge import list_judge_runs
+from dmbench.core.hashing import sha256_text
+from dmbench.judge import blind_form, list_judge_runs
 from dmbench.judge.leaderboard import Entry, _rank_intervals
+from dmbench.judge.views import drawing_source
+from dmbench.render import draw_png
+from dmbench.sources.records import load_records
 from dmbench.tables.leaderboard_files import leaderboard_markdown, rank_label
 
 DMBENCH = [sys.executable, "-c", "from dmbench.cli import main; main()"]
@@ -332,3 +336,15 @@ def test_the_markdown_of_an_empty_board_list_is_the_intro_only():
                                  "detectability": [], "view_agreement": [], "tells": None,
                                  "headline": None})  # fmt: skip
     assert text.startswith("# Judge leaderboard") and "## " not in text
+
+
+def test_a_class_named_like_a_plantuml_keyword_is_still_drawn(built_package, tmp_path):
+    """Regression: PlantUML read `Actor "*" -- "*" Screenplay` (FilmSet) and `Person ...`
+    (EUScienceConnect) as use-case elements and drew nothing; every reference's blind form is
+    drawn now, the keyword quoted."""
+    texts = [blind_form(r.reference, reference=True).text for r in load_records(built_package)]
+    sources = [drawing_source(t) for t in texts if t is not None]
+    assert len(sources) == 53
+    assert any('"Actor" "*" -- "*" Screenplay' in s for s in sources)
+    drawn = draw_png(sources, tmp_path / "png")
+    assert all(drawn[sha256_text(s)] is not None for s in sources)

@@ -8,6 +8,7 @@ drawing goes through the render module's API (its pinned PlantUML and cache).
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Iterable
 from pathlib import Path
@@ -20,9 +21,28 @@ DEFAULT_VIEW = "text"
 SKIN = "skinparam monochrome true\nskinparam shadowing false\n"
 
 
+KEYWORDS = frozenset(
+    {
+        "actor", "agent", "artifact", "boundary", "card", "circle", "cloud", "collections",
+        "component", "control", "database", "entity", "file", "folder", "frame", "hexagon",
+        "interface", "json", "label", "map", "namespace", "node", "object", "package",
+        "participant", "person", "queue", "rectangle", "stack", "state", "storage", "usecase",
+    }
+)  # fmt: skip
+"""Words PlantUML reads as another element when a line starts with them: a relationship from
+a class named ``Actor`` or ``Person`` (two references have one) is quoted to stay a class."""
+_LEADING_WORD = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)(?= )")
+
+
 def drawing_source(blind_text: str) -> str:
     """The PlantUML drawn for a blind form: the skin and the diagram, nothing else."""
-    return f"@startuml\n{SKIN}{blind_text}\n@enduml\n"
+    lines = [_LEADING_WORD.sub(_quoted_keyword, line) for line in blind_text.splitlines()]
+    return "@startuml\n" + SKIN + "\n".join(lines) + "\n@enduml\n"
+
+
+def _quoted_keyword(match: re.Match[str]) -> str:
+    word = match.group(1)
+    return f'"{word}"' if word.casefold() in KEYWORDS else word
 
 
 class Drawings:
