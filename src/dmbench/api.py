@@ -26,6 +26,7 @@ from dmbench.flows.reproduce import reproduce as run_pipeline
 from dmbench.inspect_eval import ImportedRun, import_inspect_logs
 from dmbench.judge import JUDGE, JudgeOptions
 from dmbench.judge.runs import CONTROLS, JudgeRun
+from dmbench.judge.views import VIEWS
 from dmbench.judge.runs import Progress as JudgeProgress
 from dmbench.llm.llm_candidate import CUT
 from dmbench.metrics import DEFAULT_METRIC, Scores, compute
@@ -205,8 +206,9 @@ class Package:
         return judge_own_pairs(judges, pairs, source, control, workers)
 
     def leaderboard(self, judge: str | None = None) -> dict[str, Any]:
-        """The judge leaderboard (every judge run, or run ``judge``): ``{"rows",
-        "comparisons", "warnings"}``, as ``dmbench leaderboard --format json`` prints it."""
+        """The judge leaderboard (every judge run, or run ``judge``): ``{"headline", "boards",
+        "rows", "comparisons", "detectability", "view_agreement", "tells", "warnings"}``, as
+        ``dmbench leaderboard --format json`` prints it."""
         return judge_leaderboard(require_package(self.path), judge)
 
     def import_inspect(self, logs: Sequence[PathLike]) -> list[ImportedRun]:
@@ -287,6 +289,7 @@ __all__ = [
     "write_leaderboard",
     "API_URLS",
     "CONTROLS",
+    "VIEWS",
     "CUT",
     "DATASET_CHOICES",
     "DEFAULT_BASE_URL",

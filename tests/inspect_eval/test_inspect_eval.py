@@ -326,3 +326,25 @@ def test_the_judge_scorer_is_dmbench_judge_on_an_inspect_model(harness, package,
         assert judged.value == {"s_final": expected.s_final}
         assert 0 < expected.s_final < 1
     assert set(harness.ScriptedJudge.systems) == {JUDGE_SYSTEM}
+
+
+@pytest.mark.needs_nltk
+def test_the_judge_scorer_sees_the_drawings_with_judge_view_image(harness, package, tmp_path):
+    """`-T judge_view=image`: every judge call holds two PNG images and no diagram source."""
+    harness.ScriptedJudge.users.clear()
+    _recorder, log_path = harness.run_task(
+        package, tmp_path / "logs", lambda s, u: DIAGRAM, {"limit": 2}, candidate="calamo",
+        dataset="ds2", judge="scriptedjudge/any", judge_view="image",
+    )
+    from inspect_ai.log import read_eval_log
+    from inspect_ai.model import ContentImage, ContentText
+
+    log = read_eval_log(str(log_path))
+    assert all(0 < s.scores["judge_score"].value["s_final"] < 1 for s in log.samples)
+    assert len(harness.ScriptedJudge.users) == 4  # two records, both orders
+    for content in harness.ScriptedJudge.users:
+        texts = [part.text for part in content if isinstance(part, ContentText)]
+        images = [part.image for part in content if isinstance(part, ContentImage)]
+        assert len(texts) == 1 and "@startuml" not in texts[0] and "class " not in texts[0]
+        assert len(images) == 2
+        assert all(image.startswith("data:image/png;base64,iVBORw0KGgo") for image in images)

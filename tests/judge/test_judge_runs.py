@@ -82,7 +82,12 @@ def test_two_runs_judged_validate_and_make_the_leaderboard(package, fake_ollama)
     printed = shell("leaderboard", "--format", "json", "--package", str(package))
     assert printed.returncode == 0, printed.stderr
     board = json.loads(printed.stdout)
-    assert list(board) == ["rows", "comparisons", "warnings"]
+    assert list(board) == ["headline", "boards", "rows", "comparisons", "detectability",
+                           "view_agreement", "tells", "warnings"]  # fmt: skip
+    (summary,) = board["boards"]
+    assert board["headline"] == summary["id"] and summary["id"].startswith("board-")
+    assert summary["title"] == ("judge test-model, criteria dmbench-uml-class-criteria 1.0.0, "
+                                "text view, both orders, seed 0")
     rows = board["rows"]
     assert {(r["candidate"], r["llm"]) for r in rows} == {
         ("chen", "glm-5.1:cloud"), ("calamo", "kimi-k2.6:cloud")

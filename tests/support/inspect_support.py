@@ -84,9 +84,12 @@ class ScriptedJudge(ModelAPI):
     system prompts it got."""
 
     systems: list[str] = []
+    users: list = []
+    """The user messages' content: a string, or text and images."""
 
     async def generate(self, input, tools, tool_choice, config):
         ScriptedJudge.systems.append(input[0].text)
+        ScriptedJudge.users.append(input[1].content)
         return reply(scripted_judge_reply())
 
 

@@ -55,8 +55,9 @@ LAZY_COMMANDS = (
     LazyCommand(
         "leaderboard",
         "commands_judge",
-        "The judge leaderboard: candidates ranked per judge by mean S_final, with CIs, paired "
-        "comparisons and warnings (position bias, flips, failures, self-preference, controls).",
+        "The judge leaderboard: candidates ranked per judge by mean S_final, with CIs, rank "
+        "intervals, a size-controlled score, paired comparisons, the controls (identity, "
+        "detect) and warnings (position bias, flips, failures, self-preference, controls).",
     ),
     LazyCommand(
         "parse",

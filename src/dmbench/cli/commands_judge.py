@@ -15,6 +15,7 @@ from dmbench import core
 from dmbench.api import (
     CONTROLS,
     JUDGE,
+    VIEWS,
     JudgeOptions,
     JudgeRun,
     Package,
@@ -72,8 +73,13 @@ from dmbench.errors import OptionError, PackageError
     "--control",
     type=click.Choice(CONTROLS),
     default=None,
-    help="identity: judge each reference against itself (S_final should be 0.5).",
+    help="identity: judge each reference against itself (S_final 0.5, and A − B 0 per "
+    "criterion); detect: ask which of output and reference a person drew (chance is 0.5).",
 )
+@click.option("--view", type=click.Choice(VIEWS), default=JUDGE.options.view, show_default=True,
+              help="text: the judge reads both diagrams' blind form; image: it sees both drawn "
+              "by the pinned PlantUML (Ollama chat images; a vision model), no source in the "
+              "prompt.")
 @click.option("--criteria", "criteria_file", type=click.Path(dir_okay=False, path_type=Path),
               default=None, help=f"Criteria file (default: dmbench's {JUDGE.criteria_file}).")
 @click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
@@ -105,6 +111,7 @@ def judge(
     seed: int,
     single_order: bool,
     control: str | None,
+    view: str,
     criteria_file: Path | None,
     workers: int,
     offline: bool,
@@ -132,7 +139,7 @@ def judge(
     settings = dict(
         hosts=hosts,
         options=JudgeOptions(
-            seed, not single_order, JUDGE.options.temperature, num_predict, num_ctx, think
+            seed, not single_order, JUDGE.options.temperature, num_predict, num_ctx, think, view
         ),
         criteria=criteria_file,
         control=control,
@@ -188,17 +195,19 @@ def _warn(message: str) -> None:
               help="One judge run (default: every judge run in the package).")
 @click.option("--format", "fmt", type=click.Choice(["md", "csv", "json"]), default="md",
               show_default=True,
-              help='md or csv: write leaderboard.md / .csv to --out; json: print {"rows", '
-              '"comparisons", "warnings"}.')
+              help='md or csv: write leaderboard.md / .csv to --out; json: print {"headline", '
+              '"boards", "rows", "comparisons", "detectability", "view_agreement", "tells", '
+              '"warnings"}.')
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("results"),
               show_default=True, help="Directory for leaderboard.md / leaderboard.csv.")
 @package_option
 def leaderboard(judge_run_id: str | None, fmt: str, out: Path, package_dir: Path | None) -> None:
-    """The judge leaderboard: candidates ranked per judge by mean S_final, with CIs, paired
-    comparisons and warnings (position bias, flips, failures, self-preference, controls)."""
+    """The judge leaderboard: candidates ranked per judge by mean S_final, with CIs, rank
+    intervals, a size-controlled score, paired comparisons, the controls (identity, detect)
+    and warnings (position bias, flips, failures, self-preference, controls)."""
     started = time.perf_counter()
     board = Package(core.package_dir(package_dir)).leaderboard(judge_run_id)
-    if not board["rows"]:
+    if not board["rows"] and not board["detectability"]:
         raise PackageError("no judge runs in the package; run `dmbench judge --runs ...` first")
     if fmt == "json":
         click.echo(json.dumps(board, indent=2, ensure_ascii=False))

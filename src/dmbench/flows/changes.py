@@ -26,14 +26,17 @@ from dmbench.judge import (
     model_family,
     read_pairs,
 )
+from dmbench.judge.judging import prepare_drawings
 from dmbench.judge.runs import (
     JudgeRun,
     judged_row,
     open_judge_run,
+    question_of,
     run_judgements,
     select_judged_runs,
     targets,
 )
+from dmbench.judge.views import Drawings
 from dmbench.judge.runs import Progress as JudgeProgress
 from dmbench.judge.study_run import study_pairs, study_row_maker, study_source
 from dmbench.llm import CACHE_DIR, DEFAULT_TIMEOUT, OllamaChat, ResponseCache
@@ -223,9 +226,10 @@ def make_judges(
         raise OptionError("a judge needs --model (an Ollama model)")
     criteria = load_criteria(criteria_file)
     cache = ResponseCache(Path(package_dir) / CACHE_DIR)
+    drawings = Drawings(package_dir) if options.view == "image" else None
     return [
         Judge(OllamaChat(model, hosts=tuple(hosts), timeout=timeout, think=options.think,
-                         cache=cache, offline=offline), criteria, options)
+                         cache=cache, offline=offline), criteria, options, drawings)
         for model in models
     ]  # fmt: skip
 
@@ -259,7 +263,7 @@ def judge_package(
         sources = sources_dir or paths.default_sources_dir(package_dir)
         pairs = study_pairs(sources, load_records(package_dir))
         wanted = [pair.target for pair in pairs]
-        if control is not None:  # each pair's reference against itself
+        if control == "identity":  # each pair's reference against itself
             wanted = [replace(t, instance=replace(t.instance, generated=t.instance.reference))
                       for t in wanted]  # fmt: skip
         judged, study_file, row_of = [], study_source(), study_row_maker(pairs)
@@ -271,6 +275,7 @@ def judge_package(
         judged, study_file, row_of = [run.info.run_id for run in runs], None, judged_row
     for judge in judges:
         judge.chat.server_info()
+    prepare_drawings(judges, [target.instance for target in wanted])
     with package_lock(package_dir):
         run = open_judge_run(package_dir, judges, criteria, options, judged, control, study_file)
         run = run_judgements(run, judges, wanted, workers, on_row, retry_failed, on_start, row_of)
@@ -300,10 +305,12 @@ def judge_own_pairs(
 ) -> Iterator[dict[str, Any]]:
     """Judge JSON-lines pairs, nothing stored: one result line per pair, in input order.
 
-    ``control="identity"`` shows each pair's reference against itself instead."""
+    ``control="identity"`` shows each pair's reference against itself instead;
+    ``control="detect"`` asks which of the two a person drew."""
     instances = read_pairs(pairs, source=source)
-    if control is not None:
+    if control == "identity":
         instances = [replace(i, generated=i.reference) for i in instances]
     for judge in judges:
         judge.chat.server_info()
-    return judge_pairs(judges, instances, workers)
+    prepare_drawings(judges, instances)
+    return judge_pairs(judges, instances, workers, question_of(control))

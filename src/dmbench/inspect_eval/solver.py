@@ -17,6 +17,7 @@ import anyio
 from inspect_ai.model import (
     ChatMessageSystem,
     ChatMessageUser,
+    Content,
     ContentReasoning,
     GenerateConfig,
     Model,
@@ -42,9 +43,10 @@ def generate_config(candidate: LLMCandidate, temperature: float | None) -> Gener
 
 
 def generate_from_thread(
-    model: Model, system: str, user: str, config: GenerateConfig
+    model: Model, system: str, user: str | list[Content], config: GenerateConfig
 ) -> ModelOutput:
-    """One system + user call of ``model`` from a worker thread: it runs on the event loop."""
+    """One system + user call of ``model`` from a worker thread: it runs on the event loop
+    (the user's content may hold images besides text)."""
     messages = [ChatMessageSystem(content=system), ChatMessageUser(content=user)]
     return anyio.from_thread.run(partial(model.generate, messages, config=config))
 

@@ -76,12 +76,14 @@ def domain_modelling(
     metric: str | None = None,
     judge: str | None = None,
     package: str | None = None,
+    judge_view: str = "text",
     **settings: Any,
 ) -> Task:
     """The benchmark records of ``dataset`` through ``candidate``, scored with metrik-4 (and
-    ``metric``, when another is named; ``judge``: also by that judge model)."""
+    ``metric``, when another is named; ``judge``: also by that judge model, reading the
+    diagrams' text or, with ``judge_view="image"``, seeing them drawn)."""
     try:
-        return _task(candidate, dataset, metric, judge, package, settings)
+        return _task(candidate, dataset, metric, judge, package, settings, judge_view)
     except DmbenchError as exc:
         # inspect prints this one as its message alone (a bad -T argument is no bug of ours)
         raise PrerequisiteError(f"dmbench/{TASK_NAME}: {exc.one_line()}") from None
@@ -94,6 +96,7 @@ def _task(
     judge: str | None,
     package: str | None,
     settings: dict[str, Any],
+    judge_view: str = "text",
 ) -> Task:
     if dataset not in DATASETS:
         raise InputError(f"unknown dataset {dataset!r}; choose one of {', '.join(DATASETS)}")
@@ -118,7 +121,7 @@ def _task(
         get_metric(metric)  # an unknown name stops here, before any call
         scorers.append(benchmark_score(metric))
     if judge is not None:
-        scorers.append(judge_score(judge))
+        scorers.append(judge_score(judge, view=judge_view, package_dir=root))
     return Task(
         dataset=MemoryDataset(samples, name=f"dmbench-{dataset}"),
         solver=candidate_solver(built),

@@ -29,15 +29,23 @@ from typing import Any
 
 import jsonschema
 
-from dmbench.core.hashing import sha256_text
+from dmbench.core.hashing import sha256_bytes, sha256_text
 from dmbench.judge.blind import BlindForm, blind_form
 from dmbench.judge.criteria import Criteria
-from dmbench.judge.prompt import SYSTEM, reply_schema, user_message
+from dmbench.judge.prompt import (
+    DETECT,
+    SCORE,
+    detect_schema,
+    reply_schema,
+    templates,
+    user_message,
+)
 from dmbench.judge.protocol_scores import score
+from dmbench.judge.views import DEFAULT_VIEW, VIEWS, Drawings
 from dmbench.llm import CacheMissError, ChatError, OllamaChat, Options
 
 MAX_ATTEMPTS = 3
-Messages = dict[str, list[dict[str, str]]]
+Messages = dict[str, list[dict[str, Any]]]
 EMPTY_GENERATED = "empty_generated_model"
 UNREADABLE_GENERATED = "unreadable_generated_model"
 NOT_SENT = (EMPTY_GENERATED, UNREADABLE_GENERATED)
@@ -46,6 +54,7 @@ DEFAULT_NUM_PREDICT = 2048
 DEFAULT_NUM_CTX = 8192
 _CTX_STEP = 4096
 _CHARS_PER_TOKEN = 3  # a safe under-estimate for English and PlantUML, so num_ctx is ample
+_TOKENS_PER_IMAGE = 1024  # vision models spend a few hundred to a thousand tokens on an image
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +79,9 @@ class JudgeOptions:
     num_predict: int = DEFAULT_NUM_PREDICT
     num_ctx: int = DEFAULT_NUM_CTX
     think: bool = False
+    view: str = DEFAULT_VIEW
+    """``text`` (the blind forms in the prompt) or ``image`` (their drawings as images); a
+    run's settings name it apart from these options, so that text runs keep their ids."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -99,7 +111,7 @@ def model_family(model: str) -> str:
 
 
 def check_reply(response: dict[str, Any], schema: dict[str, Any]) -> tuple[dict | None, str | None]:
-    """(scores, None) for a valid reply body, else (None, why it is not)."""
+    """(the reply's JSON, None) for a valid reply body, else (None, why it is not)."""
     message = response.get("message") or {}
     content = (message.get("content") or "").strip()
     if response.get("done_reason") == "length":
@@ -117,63 +129,87 @@ def check_reply(response: dict[str, Any], schema: dict[str, Any]) -> tuple[dict 
     if errors:
         where = "/".join(str(p) for p in errors[0].absolute_path) or "(top)"
         return None, f"does not match the schema: {where}: {errors[0].message}"
-    return data["scores"], None
+    return data, None
 
 
-def _num_ctx(options: JudgeOptions, user: str) -> int:
-    """The context the call needs (prompt estimate + reply), at least the configured one."""
-    needed = (len(SYSTEM) + len(user)) // _CHARS_PER_TOKEN + options.num_predict
+def _num_ctx(options: JudgeOptions, system: str, user: str, images: int = 0) -> int:
+    """The context the call needs (prompt estimate, images, reply), at least the configured one."""
+    needed = ((len(system) + len(user)) // _CHARS_PER_TOKEN + images * _TOKENS_PER_IMAGE
+              + options.num_predict)  # fmt: skip
     return max(options.num_ctx, math.ceil(needed / _CTX_STEP) * _CTX_STEP)
 
 
 class Judge:
-    """One judge model over the ``llm`` layer (hosts, retries, cache, offline)."""
+    """One judge model over the ``llm`` layer (hosts, retries, cache, offline).
 
-    def __init__(self, chat: OllamaChat, criteria: Criteria, options: JudgeOptions) -> None:
+    ``drawings`` draws the blind forms for the image view (``options.view == "image"``)."""
+
+    def __init__(
+        self, chat: OllamaChat, criteria: Criteria, options: JudgeOptions,
+        drawings: Drawings | None = None,
+    ) -> None:  # fmt: skip
+        if options.view not in VIEWS:
+            raise ValueError(f"view {options.view!r} is none of {', '.join(VIEWS)}")
+        if options.view == "image" and drawings is None:
+            raise ValueError("the image view needs drawings")
         self.chat = chat
         self.criteria = criteria
         self.options = options
+        self.drawings = drawings
         self.schema = reply_schema(criteria)
 
     @property
     def model(self) -> str:
         return self.chat.model
 
-    def judge(self, instance: Instance, reference_as: str) -> tuple[dict[str, Any], Messages]:
-        """One judgement row (scores, or a failure with its reason; every call with its attempt
-        number and raw reply) and the messages it sent, by their sha256."""
+    def judge(
+        self, instance: Instance, reference_as: str, question: str = SCORE
+    ) -> tuple[dict[str, Any], Messages]:
+        """One judgement row (scores, or with ``question="detect"`` which diagram a person
+        drew; or a failure with its reason; every call with its attempt number and raw reply)
+        and the messages it sent, by their sha256."""
         reference = blind_form(instance.reference, reference=True).text
         generated = _generated_form(instance).text
         if reference is None or generated is None:
             raise ValueError("an unreadable diagram is never shown to the judge")
         shown = (reference, generated) if reference_as == "A" else (generated, reference)
-        user = user_message(instance.text, instance.caption, *shown, self.criteria)
-        messages = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
+        view = self.options.view
+        row: dict[str, Any] = {"judge": self.model, "reference_shown_as": reference_as}
+        images: list[bytes] = []
+        if view == "image":
+            assert self.drawings is not None
+            drawn = [self.drawings.png(text) for text in shown]
+            if any(png is None for png in drawn):
+                return _failed(row, "PlantUML draws nothing from a diagram's blind form", []), {}
+            images = [png for png in drawn if png is not None]
+        system = templates(question, view)[0]
+        user = user_message(instance.text, instance.caption, *shown, self.criteria, question, view)
+        schema = self.schema if question == SCORE else detect_schema()
+        sent_user: dict[str, Any] = {"role": "user", "content": user}
+        if images:
+            sent_user["images"] = [sha256_bytes(png) for png in images]
+        messages = [{"role": "system", "content": system}, sent_user]
         messages_sha256 = sha256_text(json.dumps(messages, sort_keys=True, ensure_ascii=False))
-        num_ctx = _num_ctx(self.options, user)
+        num_ctx = _num_ctx(self.options, system, user, len(images))
         options = Options(
             temperature=self.options.temperature,
             num_predict=self.options.num_predict,
             seed=self.options.seed,
             num_ctx=num_ctx,
         )
-        row: dict[str, Any] = {
-            "judge": self.model,
-            "reference_shown_as": reference_as,
-            "messages_sha256": messages_sha256,
-            "num_ctx": num_ctx,
-        }
+        row |= {"messages_sha256": messages_sha256, "num_ctx": num_ctx}
         calls: list[dict[str, Any]] = []
         missed: CacheMissError | None = None
         for attempt in range(1, MAX_ATTEMPTS + 1):
             try:
                 reply = self.chat.chat(
-                    SYSTEM,
+                    system,
                     user,
                     options,
                     sample=attempt,
-                    format=self.schema,
-                    accept=lambda body: check_reply(body, self.schema)[1] is None,
+                    format=schema,
+                    accept=lambda body: check_reply(body, schema)[1] is None,
+                    **({"images": images} if images else {}),
                 )
             except CacheMissError as exc:
                 if not self.chat.offline:
@@ -186,10 +222,14 @@ class Judge:
             body = {"message": reply.call.get("reply") or {}, "done_reason": reply.call.get(
                 "done_reason"
             )}
-            scores, error = check_reply(body, self.schema)
+            data, error = check_reply(body, schema)
             calls.append({"attempt": attempt, "rejected": error, **reply.call})
-            if error is None:
-                scored = score(self.criteria, scores, reference_as, instance.type)
+            if data is not None:
+                if question == DETECT:
+                    answer = {"person": data["person"], "correct": data["person"] == reference_as}
+                    judgement = {**_failed(row, None, calls), "failed": False, **answer}
+                    return judgement, {messages_sha256: messages}
+                scored = score(self.criteria, data["scores"], reference_as, instance.type)
                 judgement = {
                     **row,
                     "failed": False,
@@ -199,31 +239,47 @@ class Judge:
                     "s_reference": scored.s_reference,
                     "s_final": scored.s_final,
                     "dimensions": scored.dimensions,
-                    "scores": scores,
+                    "scores": data["scores"],
                     "calls": calls,
                 }
                 return judgement, {messages_sha256: messages}
         if not calls and missed is not None:
             raise missed
-        judgement = {
-            **row,
-            "failed": True,
-            "error": calls[-1]["rejected"],
-            "attempts": len(calls),
-            "s_generated": None,
-            "s_reference": None,
-            "s_final": None,
-            "dimensions": None,
-            "scores": None,
-            "calls": calls,
-        }
-        return judgement, {messages_sha256: messages}
+        return _failed(row, calls[-1]["rejected"], calls), {messages_sha256: messages}
+
+
+def _failed(row: dict[str, Any], error: str | None, calls: list[dict[str, Any]]) -> dict[str, Any]:
+    """A judgement without scores: failed (with ``error``), or a detectability answer's base."""
+    return {
+        **row,
+        "failed": True,
+        "error": error,
+        "attempts": len(calls),
+        "s_generated": None,
+        "s_reference": None,
+        "s_final": None,
+        "dimensions": None,
+        "scores": None,
+        "calls": calls,
+    }
 
 
 def _generated_form(instance: Instance) -> BlindForm:
     """The output's blind form; the reference's own text (the identity control) reads as the
     reference does."""
     return blind_form(instance.generated, reference=instance.generated == instance.reference)
+
+
+def prepare_drawings(judges: Sequence[Judge], instances: Sequence[Instance]) -> None:
+    """In the image view, draw every diagram the instances will show, in one batch."""
+    drawings = {id(j.drawings): j.drawings for j in judges if j.drawings is not None}
+    if not drawings:
+        return
+    forms = [blind_form(i.reference, reference=True) for i in instances if i.generated.strip()]
+    forms += [_generated_form(i) for i in instances if i.generated.strip()]
+    texts = [form.text for form in forms if form.text is not None]
+    for drawing in drawings.values():
+        drawing.prepare(texts)
 
 
 def raw_reply(judgement: dict[str, Any]) -> str | None:
@@ -263,11 +319,14 @@ def _mean_parts(judgements: Sequence[dict[str, Any]]) -> tuple[dict, dict]:
     )
 
 
-def judge_instance(judges: Sequence[Judge], instance: Instance) -> Judged:
+def judge_instance(judges: Sequence[Judge], instance: Instance, question: str = SCORE) -> Judged:
     """Every judge of the panel, in both orders (or the drawn one only).
 
     The instance's S_final is the mean over its judgements; if any of them failed the instance
-    is failed (a mean over what remains would bring back the bias the design removes)."""
+    is failed (a mean over what remains would bring back the bias the design removes). A
+    diagram against itself (the identity control) is asked in one order: the other order is
+    the same question, and a replayed reply would only pretend to be a second judgement. With
+    ``question="detect"`` each judgement says which diagram a person drew (no S_final)."""
     criteria = judges[0].criteria
     zero = ({d.id: 0.0 for d in criteria.dimensions}, {cid: 0.0 for cid in criteria.ids})
     if not instance.generated.strip():
@@ -285,11 +344,12 @@ def judge_instance(judges: Sequence[Judge], instance: Instance) -> Judged:
         return Judged(instance, (), False, UNREADABLE_GENERATED, 0.0, *zero, unreadable)
     options = judges[0].options
     first = reference_position(options.seed, instance.id)
-    orders = (first, "B" if first == "A" else "A") if options.both_orders else (first,)
+    both = options.both_orders and instance.generated != instance.reference
+    orders = (first, "B" if first == "A" else "A") if both else (first,)
     judgements, messages = [], {}
     for judge in judges:
         for order in orders:
-            judgement, sent = judge.judge(instance, order)
+            judgement, sent = judge.judge(instance, order, question)
             judgements.append(judgement)
             messages.update(sent)
     failures = [j for j in judgements if j["failed"]]
@@ -297,6 +357,8 @@ def judge_instance(judges: Sequence[Judge], instance: Instance) -> Judged:
         j = failures[0]
         error = f"{j['judge']} (reference as {j['reference_shown_as']}): {j['error']}"
         return Judged(instance, tuple(judgements), True, error, None, messages=messages)
+    if question == DETECT:
+        return Judged(instance, tuple(judgements), False, None, None, messages=messages)
     dimensions, criteria_ratios = _mean_parts(judgements)
     s_final = fmean(j["s_final"] for j in judgements)
     return Judged(instance, tuple(judgements), False, None, s_final, dimensions,
@@ -304,15 +366,17 @@ def judge_instance(judges: Sequence[Judge], instance: Instance) -> Judged:
 
 
 def judge_all(
-    judges: Sequence[Judge], instances: Sequence[Instance], workers: int = 1
+    judges: Sequence[Judge], instances: Sequence[Instance], workers: int = 1,
+    question: str = SCORE,
 ) -> Iterator[tuple[int, Judged]]:
     """(index, result) per instance as each finishes, on ``workers`` threads."""
     if workers <= 1:
         for index, instance in enumerate(instances):
-            yield index, judge_instance(judges, instance)
+            yield index, judge_instance(judges, instance, question)
         return
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        futures = {pool.submit(judge_instance, judges, inst): i for i, inst in enumerate(instances)}
+        futures = {pool.submit(judge_instance, judges, inst, question): i
+                   for i, inst in enumerate(instances)}  # fmt: skip
         try:
             for future in as_completed(futures):
                 yield futures[future], future.result()
@@ -322,12 +386,13 @@ def judge_all(
 
 
 def judge_in_order(
-    judges: Sequence[Judge], instances: Sequence[Instance], workers: int = 1
+    judges: Sequence[Judge], instances: Sequence[Instance], workers: int = 1,
+    question: str = SCORE,
 ) -> Iterator[Judged]:
     """Results in input order, each given out as soon as it and all before it are done."""
     waiting: dict[int, Judged] = {}
     following = 0
-    for index, judged in judge_all(judges, instances, workers):
+    for index, judged in judge_all(judges, instances, workers, question):
         waiting[index] = judged
         while following in waiting:
             yield waiting.pop(following)

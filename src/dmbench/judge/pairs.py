@@ -12,6 +12,7 @@ from typing import IO, Any
 from dmbench.core.inputs import json_line
 from dmbench.errors import PairsFileError
 from dmbench.judge.judging import Instance, Judge, Judged, judge_in_order, raw_reply
+from dmbench.judge.prompt import SCORE
 
 _REQUIRED = ("id", "text", "reference", "generated")
 _OPTIONAL = ("type", "caption")
@@ -26,6 +27,8 @@ PAIR_JUDGEMENT_FIELDS = (
     "failed",
     "error",
 )
+DETECT_FIELDS = ("person", "correct")
+"""A detectability judgement's answer: which diagram a person drew, and whether it is so."""
 
 
 def read_pairs(handle: IO[bytes] | IO[str], source: str = "<pairs>") -> list[Instance]:
@@ -69,16 +72,17 @@ def pair_line(judged: Judged) -> dict[str, Any]:
         "s_final": judged.s_final,
         "unreadable": judged.unreadable,
         "judgements": [
-            {name: judgement[name] for name in PAIR_JUDGEMENT_FIELDS} | {
-                "raw": raw_reply(judgement)
-            }
+            {name: judgement[name] for name in PAIR_JUDGEMENT_FIELDS}
+            | {name: judgement[name] for name in DETECT_FIELDS if name in judgement}
+            | {"raw": raw_reply(judgement)}
             for judgement in judged.judgements
         ],
     }
 
 
 def judge_pairs(
-    judges: Sequence[Judge], instances: Sequence[Instance], workers: int = 1
+    judges: Sequence[Judge], instances: Sequence[Instance], workers: int = 1,
+    question: str = SCORE,
 ) -> Iterator[dict[str, Any]]:
-    for judged in judge_in_order(judges, instances, workers):
+    for judged in judge_in_order(judges, instances, workers, question):
         yield pair_line(judged)

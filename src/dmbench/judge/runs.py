@@ -42,7 +42,8 @@ from dmbench.judge.judging import (
     Messages,
     judge_all,
 )
-from dmbench.judge.prompt import PROMPT_VERSION, template_sha256
+from dmbench.judge.prompt import DETECT, PROMPT_VERSION, SCORE, template_sha256
+from dmbench.judge.views import DEFAULT_VIEW
 from dmbench.runs.jsonl import append_line, json_line, read_rows
 from dmbench.runs.store import (
     JUDGE_RUN_PREFIX,
@@ -61,7 +62,8 @@ CRITERIA_FILE = "criteria.json"
 WORK_DIR = ".dmbench-cache/judge"
 """Where a judge run is worked on until it is moved into ``runs/``."""
 _RETIRED = ".retired"
-CONTROLS = ("identity",)
+CONTROLS = ("identity", "detect")
+"""identity: each reference against itself; detect: which of output and reference a person drew."""
 CORPUS_LABELS = {"ds1": "DS-1", "ds2": "DS-2"}
 
 
@@ -82,7 +84,8 @@ def targets(
 
     ``control="identity"`` judges each record those runs cover against its own reference
     instead (keyed ``identity/record_id``): S_final should be 0.5, the spread is the judge's
-    noise."""
+    noise. ``control="detect"`` asks of each output and its reference which one a person
+    drew (keyed ``detect/run_id/record_id``; a control's rows have no run)."""
     by_id = {r.record_id: r for r in records}
     order = {r.record_id: i for i, r in enumerate(records)}
     found: list[Target] = []
@@ -92,14 +95,16 @@ def targets(
             record = by_id.get(row.record_id)
             if record is None:
                 raise PackageError(f"run {run.info.run_id}: record {row.record_id!r} is unknown")
-            if control is None:
+            if control in (None, "detect"):
+                key = f"{run.info.run_id}/{row.record_id}"
                 found.append(
-                    Target(_instance(f"{run.info.run_id}/{row.record_id}", record, row.generated,
-                                     criteria), run.info.run_id, row.record_id)
-                )
+                    Target(_instance(key if control is None else f"{control}/{key}", record,
+                                     row.generated, criteria),
+                           run.info.run_id if control is None else None, row.record_id)
+                )  # fmt: skip
             elif row.record_id not in covered:
                 covered.add(row.record_id)
-    if control is not None:
+    if control == "identity":
         for record in records:
             if record.record_id in covered:
                 key = f"{control}/{record.record_id}"
@@ -153,11 +158,22 @@ def judge_settings(
         "criteria_version": criteria.version,
         "criteria_sha256": criteria.sha256,
         "prompt_version": PROMPT_VERSION,
-        "prompt_sha256": template_sha256(),
+        "prompt_sha256": template_sha256(question_of(control), options.view),
         "judged_runs": sorted(judged_runs),
         "control": control,
     }
+    if options.view != DEFAULT_VIEW:  # named only when not the default: text runs keep their ids
+        settings["view"] = options.view
     return settings if study is None else settings | {"study": dict(study)}
+
+
+def question_of(control: str | None) -> str:
+    """What a run asks the judge: to score both diagrams, or (detect) which one a person drew."""
+    return DETECT if control == "detect" else SCORE
+
+
+def run_view(run: JudgeRun) -> str:
+    return run.info["settings"].get("view", DEFAULT_VIEW)
 
 
 def judge_run_id(settings: dict[str, Any]) -> str:
@@ -421,7 +437,8 @@ def run_judgements(
         )
         run.info["finished_utc"] = None
         run.save_info()
-    for index, judged in judge_all(judges, [t.instance for t in todo], workers):
+    question = question_of(run.info["settings"]["control"])
+    for index, judged in judge_all(judges, [t.instance for t in todo], workers, question):
         row = row_of(todo[index], judged)
         run.append(row, judged.messages)
         if on_row is not None:

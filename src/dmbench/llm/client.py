@@ -542,6 +542,7 @@ class OllamaChat:
         sample: int = 1,
         format: dict[str, Any] | None = None,
         accept: Callable[[dict[str, Any]], bool] | None = None,
+        images: Sequence[bytes] = (),
     ) -> ChatReply:
         """One call: cache, else the server (with retries); raises :class:`ChatError`.
 
@@ -549,11 +550,13 @@ class OllamaChat:
         that runs 1-3 are not replays of one another. ``format`` (a JSON Schema) asks for
         structured output; ``accept`` decides whether a reply body may be cached, so that a
         reply its caller rejects (e.g. one that breaks the schema) is asked again next time
-        instead of replayed for good.
+        instead of replayed for good. ``images`` (PNG bytes) go with the user message as
+        Ollama's ``images``; the cache key and entry name them by sha256, not by content.
         """
-        messages = ([{"role": "system", "content": system}] if system else []) + [
-            {"role": "user", "content": user}
-        ]
+        user_message: dict[str, Any] = {"role": "user", "content": user}
+        if images:
+            user_message["images"] = [sha256_bytes(image) for image in images]
+        messages = ([{"role": "system", "content": system}] if system else []) + [user_message]
         sent_options = options.payload()
         call: dict[str, Any] = {
             "model": self.model,
@@ -571,7 +574,7 @@ class OllamaChat:
                 model_digest=info.model_digest, server_version=info.server_version, cache_key=key
             )
             response, host, attempts, cached = self._reply(
-                key, info, messages, sent_options, sample, format, accept
+                key, info, messages, sent_options, sample, format, accept, images
             )
         except ChatError as exc:
             call.update(exc.call, wall_seconds=round(time.monotonic() - started, 3))
@@ -605,6 +608,7 @@ class OllamaChat:
         sample: int,
         format: dict[str, Any] | None = None,
         accept: Callable[[dict[str, Any]], bool] | None = None,
+        images: Sequence[bytes] = (),
     ) -> tuple[dict[str, Any], str | None, int, bool]:
         """(response body, host, attempts, from cache?): the cache first, then the server."""
         cached = self.cache.get(key) if self.cache is not None else None
@@ -621,7 +625,8 @@ class OllamaChat:
             "/api/chat",
             lambda client: client.chat(
                 model=self.model,
-                messages=messages,
+                messages=[*messages[:-1], {**messages[-1], "images": list(images)}]
+                if images else messages,
                 stream=False,
                 think=self.think,
                 options=options or None,

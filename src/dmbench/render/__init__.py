@@ -14,6 +14,7 @@ from dmbench.render.plantuml import (
     cache_dir_for,
     render_diagrams,
 )
+from dmbench.render.png import draw_png, png_cache_dir_for
 
 __all__ = [
     "LAYOUT",
@@ -21,5 +22,7 @@ __all__ = [
     "RenderBatch",
     "Rendering",
     "cache_dir_for",
+    "draw_png",
+    "png_cache_dir_for",
     "render_diagrams",
 ]
