@@ -26,6 +26,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import re
 import tempfile
 import time
@@ -157,11 +158,10 @@ def _unescape(name: str) -> str:
 def listed_sums(sums: Path, target: Path) -> list[str]:
     """Every sha256 the list ``sums`` gives for the file ``target``, read as ``sha256sum -c``
     reads it: GNU lines (``HEX  name``, ``HEX *name`` for binary mode) and BSD tags, names
-    escaped after a leading backslash, a name taken relative to the list's folder (so
-    ``./name`` is ``name``). Improperly formatted lines are skipped, as ``sha256sum -c`` does
+    escaped after a leading backslash, a line naming ``target`` when its name, taken relative
+    to the list's folder, opens that file (so ``./name`` is ``name``). Improperly formatted lines are skipped, as ``sha256sum -c`` does
     without ``--strict``; a file listed twice is checked against each line."""
     found = []
-    where = target.resolve()
     for line in sums.read_text("utf-8", errors="replace").splitlines():
         line = line.rstrip("\r")
         escaped = line.startswith("\\")
@@ -173,9 +173,17 @@ def listed_sums(sums: Path, target: Path) -> list[str]:
         else:
             continue
         name = _unescape(name) if escaped else name
-        if (sums.parent / name).resolve() == where:
+        if _same_file(sums.parent / name, target):
             found.append(digest.lower())
     return found
+
+
+def _same_file(listed: Path, target: Path) -> bool:
+    """Whether the name a line gives opens ``target``, as it does for ``sha256sum -c``."""
+    try:
+        return listed.exists() and os.path.samefile(listed, target)
+    except OSError:
+        return False
 
 
 def _anchors(path: Path, sha256: str | None, md5: str | None) -> list[tuple[str, str, str]]:
