@@ -84,7 +84,7 @@ from dmbench.package.metadata import (
 from dmbench.package.swap import PACKAGE_FOLDERS
 from dmbench.package.zenodo import Draft, UploadedFile, ZenodoClient
 from dmbench.package.zipped import SUMS_FILE
-from dmbench.release.wheels import download_wheels
+from dmbench.release.wheels import cached_wheels
 from dmbench.report.outdir import refuse_foreign, staging_for, swap_in
 from dmbench.tables.published_tables import published_tables
 from dmbench.tables.render import TABLE_TITLES, write_tables
@@ -393,7 +393,8 @@ def _code_members(repo: Path, citation: Citation) -> list[Member]:
 
 
 def _wheels_zip(tree: list[Member], staging: Path, epoch: int) -> Path:
-    """The wheels zip of the archived commit's requirements, fetched into ``staging``."""
+    """The wheels zip of the archived commit's requirements, written into ``staging`` from the
+    user's wheel cache (fetched there first when needed)."""
     with tempfile.TemporaryDirectory(dir=staging, prefix="wheels-") as tmp:
         code_dir = Path(tmp) / "code"
         for member in tree:
@@ -402,7 +403,7 @@ def _wheels_zip(tree: list[Member], staging: Path, epoch: int) -> Path:
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_bytes(member.data)
         folder = WHEELS_ZIP.removesuffix(".zip")
-        wheels = download_wheels(code_dir, Path(tmp) / "wheels")
+        wheels = cached_wheels(code_dir)
         target = staging / WHEELS_ZIP
         write_stored_zip(target, [(f"{folder}/{w.name}", w) for w in wheels], epoch)
     return target

@@ -6,18 +6,25 @@ install needs (dmbench's dependencies at the versions ``constraints.txt`` pins, 
 backend that turns the code folder into a wheel) for Linux x86_64 and CPython 3.11-3.13, so
 that ``pip install --no-index --find-links`` works offline, years later. The wheels are
 fetched with ``pip download`` for each target interpreter (``--only-binary :all:``, that
-platform and ABI), whatever the machine building the deposit runs; pip's own cache serves a
-second download. The zip stores them uncompressed (a wheel is a zip already) under one folder,
-stamped like the deposit's other zips, so one set of wheels gives the same bytes.
+platform and ABI), whatever the machine building the deposit runs, into a folder of the user's
+cache named by what was asked (:func:`dmbench.core.paths.wheels_cache_dir`), which a second
+deposit of the same requirements reuses without the network. The zip stores them uncompressed
+(a wheel is a zip already) under one folder, stamped like the deposit's other zips, so one set
+of wheels gives the same bytes.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
+import shutil
 import subprocess
 import sys
 import tomllib
 from pathlib import Path
 
+from dmbench.core.paths import wheels_cache_dir
 from dmbench.errors import PackageError
 
 PYTHON_VERSIONS = ("3.11", "3.12", "3.13")
@@ -39,6 +46,8 @@ BUILD_PINS = ("setuptools==84.2.1", "wheel==0.48.0")
 """The build backend, at the versions the offline install was tried with: pip builds the code
 folder in an isolated environment, from the wheels folder when there is no index."""
 DOWNLOAD_TIMEOUT_SECONDS = 1800
+COMPLETE = ".complete"
+"""Written last into a cache folder: one without it was interrupted and is fetched again."""
 
 
 def requirements(code_dir: Path) -> list[str]:
@@ -98,3 +107,29 @@ def download_wheels(code_dir: Path, target: Path) -> list[Path]:
                 "without --wheels",
             )
     return sorted(p for p in target.iterdir() if p.suffix == ".whl")
+
+
+def cached_wheels(code_dir: Path, cache: Path | None = None) -> list[Path]:
+    """The wheels of :func:`download_wheels` from ``cache`` (default the user's), fetched
+    there first when this set of requirements was never fetched whole: made aside and moved
+    in, so an interrupted download leaves nothing a later deposit would take for complete."""
+    cache = Path(cache) if cache is not None else wheels_cache_dir()
+    asked = {
+        "requirements": requirements(code_dir),
+        "constraints": (Path(code_dir) / "constraints.txt").read_text("utf-8"),
+        "pythons": PYTHON_VERSIONS,
+        "platforms": PLATFORMS,
+    }
+    key = hashlib.sha256(json.dumps(asked, sort_keys=True).encode()).hexdigest()[:16]
+    folder = cache / key
+    if not (folder / COMPLETE).is_file():
+        staging = cache / f".{key}-{os.getpid()}"
+        shutil.rmtree(staging, ignore_errors=True)
+        try:
+            download_wheels(code_dir, staging)
+            (staging / COMPLETE).write_text(json.dumps(asked, indent=1) + "\n", "utf-8")
+            shutil.rmtree(folder, ignore_errors=True)
+            os.replace(staging, folder)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+    return sorted(p for p in folder.iterdir() if p.suffix == ".whl")
