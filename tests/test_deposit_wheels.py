@@ -55,7 +55,9 @@ def test_the_wheels_zip_is_listed_and_covers_every_python(wheels_deposit: Path) 
         assert any(f"/numpy-" in n and f"-{tag}-{tag}-manylinux" in n for n in names), tag
     assert any("/setuptools-" in n for n in names)  # pip builds the code folder from it
     readme = zip_member(wheels_deposit / PACKAGE_ZIP, "README.md")
-    assert f"pip install --no-index --find-links {folder} -c" in readme
+    code = CODE_ZIP.removesuffix("-code.zip")
+    install = f"pip install --no-index --find-links {folder} -c {code}/constraints.txt ./{code}"
+    assert f"\n{install}\n" in readme  # the command the next test runs
     assert "needs the network" in readme
 
 

@@ -115,7 +115,7 @@ def _install(files: DepositFiles) -> list[str]:
         "```",
         f"unzip -q {files.code_zip} && unzip -q {files.wheels_zip}",
         f"pip install --no-index --find-links {wheels_folder} -c {code_folder}/constraints.txt "
-        f"'./{code_folder}[check]'",
+        f"./{code_folder}",
         f"dmbench check {files.package_zip}",
         "```",
         "",
