@@ -100,7 +100,9 @@ def test_downloader_checks_the_deposit_offline_and_a_forged_cell_fails(deposit, 
     ) in failed.output
     assert "hash-count] results/table2.csv" in failed.output
     assert "DIFF [anchor] SHA256SUMS beside the zip does not list forged.zip" in failed.output
-    assert "verdict: FAILED" in failed.output
+    verdict = _verdict(failed.output)
+    assert verdict.startswith("verdict: FAILED (3 difference(s)): [anchor] SHA256SUMS beside")
+    assert "column class_median: shipped 1.746, recomputed 0.746" in verdict
 
 
 @pytest.mark.needs_shared

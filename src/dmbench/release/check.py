@@ -33,6 +33,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from dmbench.core.csvio import read_csv
 from dmbench.core.hashing import file_digest
 from dmbench.core.paths import shipped_nltk_dir
 from dmbench.errors import DmbenchError, MissingPrerequisiteError, PackageError
@@ -41,14 +42,13 @@ from dmbench.metrics.nltk_data import require_nltk_data, use_data_dirs
 from dmbench.package import load_records, settle_interrupted_swap, validate_package
 from dmbench.package.descriptor import DESCRIPTOR, RESULTS_DIR
 from dmbench.package.tables import run_tables
-from dmbench.runs.store import RUNS_DIR
-from dmbench.sources.records import RECORDS_PATH
-from dmbench.core.csvio import read_csv
 from dmbench.package.zipped import SUMS_FILE, opened_package
 from dmbench.render import LAYOUT, PLANTUML_VERSION
 from dmbench.runs.rescoring import Rescored, rescore, select_runs
 from dmbench.runs.scores import ScoreRow
+from dmbench.runs.store import RUNS_DIR
 from dmbench.runs.verify import VerifyReport, verify
+from dmbench.sources.records import RECORDS_PATH
 from dmbench.tables.published_tables import write_published_tables
 from dmbench.tables.validity import VALIDITY_FILES, validity_table, write_validity
 
