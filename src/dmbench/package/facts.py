@@ -8,6 +8,7 @@ data: a hand-written "two LLMs" stayed on the page after a third model's runs we
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -139,13 +140,13 @@ def run_origins(facts: Facts) -> str:
     return listing(tuple(parts)) or "none"
 
 
-def llm_statuses(facts: Facts, name=str) -> str:
+def llm_statuses(facts: Facts, name: Callable[[str], str] = str) -> str:
     """Each LLM with what its runs are: ``glm-5.1:cloud (published, six runs in the paper's
     tables)``. ``name`` renders a model name for the output format."""
     return "; ".join(f"{name(m.model)} ({m.status})" for m in facts.model_runs)
 
 
-def judge_sentence(facts: Facts, name=str) -> str:
+def judge_sentence(facts: Facts, name: Callable[[str], str] = str) -> str:
     """What the judge tables hold, or the empty string when they hold nothing."""
     if not facts.judge_runs:
         return ""
@@ -156,7 +157,7 @@ def judge_sentence(facts: Facts, name=str) -> str:
     )
 
 
-def describe(facts: Facts, name=str) -> str:
+def describe(facts: Facts, name: Callable[[str], str] = str) -> str:
     """The package's description, every number and name in it taken from ``facts``; ``name``
     renders a model or candidate name for the output format (Markdown, HTML)."""
     datasets = "; ".join(

@@ -2,7 +2,8 @@
 
 A deposit is four files: the data package as a zip with ``datapackage.json`` at its root (so
 ``frictionless validate`` reads every table inside it), the committed tree at HEAD as a code
-zip, the metadata for Zenodo's API and a ``SHA256SUMS`` list. The package zip carries what
+zip, the metadata for Zenodo's API and a ``SHA256SUMS`` list; with ``wheels``, a fifth, the
+wheels the code installs from with no index (:mod:`dmbench.release.wheels`). The package zip carries what
 checking it needs offline besides the code: the published tables and PlantUML's verdict
 (``results/validity.csv``) as tabular resources with Table Schemas, the NLTK data subset
 metrik-4 reads (each file pinned by sha256) with the WordNet licence, the files that explain it
