@@ -117,8 +117,10 @@ def _nltk_reason() -> str | None:
 #: package and deposit (about 75 s, most of it PlantUML drawing the package's diagrams); the
 #: files that wait for it (the report's diagrams come from that drawing, the deposit's check and
 #: kill tests from the deposit) come after about as much work (15 to 40 s a file) for the other
-#: worker.
+#: worker. test_deposit_wheels.py fetches ~500 MB of wheels and installs them offline (several
+#: minutes, mostly network and pip), so it starts first.
 SLOWEST_FILES = (
+    "test_deposit_wheels.py",
     "test_deposit.py",
     "test_judge_runs.py",
     "test_adversarial_package.py",

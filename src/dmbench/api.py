@@ -238,9 +238,11 @@ class Package:
         """Tables 1-3 as ``dmbench tables`` makes them (``.records()`` gives plain dicts)."""
         return build_tables(require_package(self.path), metric, scores)
 
-    def check(self) -> CheckReport:
-        """The downloader's check of this folder or zip, offline (``dmbench check``; ``.ok``)."""
-        return check_package(self.path)
+    def check(self, md5: str | None = None, no_anchor: bool = False) -> CheckReport:
+        """The downloader's check of this folder or zip, offline (``dmbench check``): ``.ok``
+        when it holds and the zip has the ``md5`` of the record page (or ``SHA256SUMS`` beside
+        it, or ``no_anchor``); ``.consistent`` when it holds, anchored or not."""
+        return check_package(self.path, md5=md5, no_anchor=no_anchor)
 
     def deposit(self, out: PathLike, doi: str | None = None, draft: bool = False) -> Deposit:
         """The Zenodo deposit's files, built reproducibly into ``out`` (``dmbench deposit``)."""

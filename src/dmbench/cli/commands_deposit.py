@@ -56,6 +56,12 @@ API_URL_ENV = "DMBENCH_ZENODO_API"
     default=None,
     help="The git checkout whose HEAD the code zip archives (default: the package directory).",
 )
+@click.option(
+    "--wheels",
+    is_flag=True,
+    help="Also write a zip of the wheels the code needs (Linux x86_64, CPython 3.11-3.13, "
+    "fetched from PyPI), for an install with no network.",
+)
 @package_option
 def deposit(
     out_dir: Path,
@@ -65,6 +71,7 @@ def deposit(
     sandbox: bool,
     new_version_of: int | None,
     repo: Path | None,
+    wheels: bool,
     package_dir: Path | None,
 ) -> None:
     """Build the Zenodo deposit reproducibly (and, with --upload, upload it as a draft)."""
@@ -73,7 +80,7 @@ def deposit(
     if not upload:
         if sandbox or new_version_of is not None:
             raise click.UsageError("--sandbox and --new-version-of go with --upload")
-        result = build_deposit(package_dir, out_dir, doi, draft, repo)
+        result = build_deposit(package_dir, out_dir, doi, draft, repo, wheels)
     else:
         if doi:
             raise click.UsageError("--upload takes the DOI Zenodo reserves; leave out --doi")
@@ -92,6 +99,7 @@ def deposit(
             draft,
             repo,
             progress=click.echo,
+            wheels=wheels,
         )
         result = uploaded.deposit
     for path in result.files:
@@ -110,17 +118,25 @@ def deposit(
 @click.option("--sha256", default=None, metavar="HEX", help="The zip's sha256 as the record lists it.")
 @click.option("--md5", default=None, metavar="HEX", help="The zip's md5 as Zenodo lists it.")
 @click.option(
+    "--no-anchor",
+    is_flag=True,
+    help="Accept a check no outside checksum anchors (a folder, a zip without SHA256SUMS): "
+    "exit 0 instead of 3 when it holds together.",
+)
+@click.option(
     "--plantuml",
     is_flag=True,
     help="Also redraw PlantUML's verdict (results/validity.*): needs Java and Graphviz dot.",
 )
-def check(path: Path, sha256: str | None, md5: str | None, plantuml: bool) -> None:
+def check(path: Path, sha256: str | None, md5: str | None, no_anchor: bool, plantuml: bool) -> None:
     """Check a package folder or zip offline: anchor, validate, re-score, recompute Tables 1-3.
 
     A zip is first compared with SHA256SUMS beside it and with --sha256/--md5 when given.
+    Exit 0: it holds and is anchored; 1: it does not hold; 3: it holds but nothing outside
+    it anchored it (--no-anchor accepts that).
     """
-    report = check_package(path, sha256, md5, plantuml)
+    report = check_package(path, sha256, md5, plantuml, no_anchor)
     click.echo(report.render())
     click.echo(f"check ({report.seconds:.1f} s)")
-    if not report.ok:
-        raise SystemExit(1)
+    if report.exit_code:
+        raise SystemExit(report.exit_code)

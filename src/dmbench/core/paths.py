@@ -40,6 +40,12 @@ def _user_cache_dir() -> Path:
     return (Path(given) if os.path.isabs(given) else Path.home() / ".cache") / "dmbench"
 
 
+def wheels_cache_dir() -> Path:
+    """Where ``dmbench deposit --wheels`` keeps the wheels it fetched, one folder per set of
+    requirements, so a second deposit of the same code fetches nothing."""
+    return _user_cache_dir() / "wheels"
+
+
 def fetch_cache_dir() -> Path:
     """Where ``dmbench sources fetch`` extracts the pinned archives by default."""
     env = os.environ.get(CACHE_ENV)

@@ -9,22 +9,37 @@ dataset venues ask for). Every count and name in them comes from the package's t
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from dmbench.core.hashing import file_sha256
-from dmbench.package.facts import Facts, count, describe, listing
+from dmbench.package.facts import (
+    Facts,
+    count,
+    describe,
+    judge_sentence,
+    listing,
+    llm_statuses,
+    run_origins,
+)
 from dmbench.package.metadata import (
     CITATION_FILE,
     KEYWORDS,
-    LICENSE_URL,
     NAME,
     PAPER_DOI,
     TITLE,
     Citation,
     schema_org_author,
 )
-from dmbench.package.tables import OUTPUTS_PATH, RUNS_PATH, SCORES_PATH
+from dmbench.package.tables import (
+    JUDGE_CONTROLS_PATH,
+    JUDGE_STUDY_PATH,
+    JUDGEMENTS_PATH,
+    OUTPUTS_PATH,
+    RUNS_PATH,
+    SCORES_PATH,
+)
 from dmbench.sources.records import RECORDS_PATH
 
 README = "README.md"
@@ -61,20 +76,85 @@ def errata_headlines(errata: str) -> list[str]:
     return found
 
 
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]<>()#+!|~])")
+
+
+def markdown_name(name: str) -> str:
+    """A model or candidate name as literal Markdown text: on one line, every character
+    Markdown or HTML would read escaped."""
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", " ".join(name.split()))
+
+
+@dataclass(frozen=True, slots=True)
+class DepositFiles:
+    """The names of the record's files the package README refers to."""
+
+    package_zip: str
+    code_zip: str
+    wheels_zip: str = ""
+    """Empty when the deposit carries no wheels."""
+
+
+def _install(files: DepositFiles) -> list[str]:
+    code_folder = files.code_zip.removesuffix("-code.zip")
+    if not files.wheels_zip:
+        return [
+            "```",
+            f"unzip -q {files.code_zip} && pip install -c {code_folder}/constraints.txt "
+            f"./{code_folder}",
+            f"dmbench check {files.package_zip}",
+            "```",
+            "",
+            "`pip install` fetches the dependency versions dmbench was tested with from PyPI, "
+            "so it needs the network (offline it fails with pip's \"ResolutionImpossible\" or "
+            "\"No matching distribution\", which means \"no index reachable\", not a conflict); "
+            "`dmbench check` needs none.",
+        ]
+    wheels_folder = files.wheels_zip.removesuffix(".zip")
+    return [
+        "```",
+        f"unzip -q {files.code_zip} && unzip -q {files.wheels_zip}",
+        f"pip install --no-index --find-links {wheels_folder} -c {code_folder}/constraints.txt "
+        f"./{code_folder}",
+        f"dmbench check {files.package_zip}",
+        "```",
+        "",
+        f"`{files.wheels_zip}` holds every wheel `dmbench check` needs for Linux x86_64 and "
+        f"CPython {PYTHON_RANGE}, so neither step needs the network. A plain `pip install` "
+        "(without `--no-index --find-links`) fetches the wheels from PyPI and needs the "
+        "network; offline it fails with pip's \"ResolutionImpossible\" or \"No matching "
+        "distribution\", which means \"no index reachable\", not a conflict.",
+    ]
+
+
+def _judge_line(facts: Facts) -> str:
+    judged = judge_sentence(facts, markdown_name)
+    tables = f"`{JUDGEMENTS_PATH}`, `{JUDGE_CONTROLS_PATH}`, `{JUDGE_STUDY_PATH}`"
+    if not judged:
+        return f"- {tables}: empty (this package holds no judge runs)"
+    return f"- {tables}: {judged}"
+
+
 def readme(
-    facts: Facts, citation: Citation, commit: str, version: str, code_zip: str, package_zip: str,
+    facts: Facts,
+    citation: Citation,
+    commit: str,
+    version: str,
+    files: DepositFiles,
     errata: str,
+    licenses: list[dict[str, str]],
 ) -> str:
-    """The package zip's README: what it is, the two commands that check it, how to cite it."""
+    """The package zip's README: what it is, the three ways in (``check``, ``frictionless``,
+    pandas or ``dmbench.Package``), its licences, how to cite it."""
     doi = citation.doi
-    code_folder = code_zip.removesuffix("-code.zip")
     authors = "; ".join(a.display for a in citation.authors)
     code = (
-        f"The code: `{code_zip}` in the same record (the committed tree at `{commit}`)"
+        f"The code: `{files.code_zip}` in the same record (the committed tree at `{commit}`)"
         + (f", developed at {citation.repository_code}" if citation.repository_code else "")
         + "."
     )
     findings = [f"- {line}" for line in errata_headlines(errata)]
+    llms = tuple(map(markdown_name, facts.llms))
     return "\n".join(
         [
             f"# {TITLE}",
@@ -82,7 +162,7 @@ def readme(
             f"Version {version} (dmbench {version}, built from commit `{commit}`), "
             f"DOI [{doi}](https://doi.org/{doi}).",
             "",
-            describe(facts),
+            describe(facts, markdown_name),
             "",
             "This zip is a Frictionless Data Package (`datapackage.json`); `croissant.json` "
             "describes the same tables in MLCommons Croissant. Every file is listed with its "
@@ -90,27 +170,53 @@ def readme(
             "",
             "## Check it offline",
             "",
-            f"With Python {PYTHON_RANGE}, in a fresh virtual environment, from the folder that "
-            "holds both zips of the record:",
+            f"With Python {PYTHON_RANGE}, in a fresh virtual environment (`python3 -m venv .venv "
+            "&& . .venv/bin/activate`), from the folder that holds the record's files and "
+            "`SHA256SUMS`:",
             "",
-            "```",
-            f"unzip -q {code_zip} && pip install -c {code_folder}/constraints.txt ./{code_folder}",
-            f"dmbench check {package_zip}",
-            "```",
+            *_install(files),
             "",
-            "The first installs the code and its tested dependency versions from PyPI; the second "
-            "needs no network: it compares the zip with `SHA256SUMS` beside it, validates the "
-            f"package, re-scores the {facts.outputs} outputs with the NLTK data in `nltk_data/` "
-            f"under {count(len(facts.metrics), 'metric')}, recomputes the published tables and "
-            "prints a verdict naming every difference. It takes well under a minute on 2 cores "
-            "(20-40 s measured). `frictionless validate` reads every table in the zip too.",
+            "`dmbench check` compares the zip with `SHA256SUMS` beside it (or with `--md5 HEX` "
+            "copied from the record page), validates the package, re-scores the "
+            f"{facts.outputs} outputs with the NLTK data in `nltk_data/` under "
+            f"{count(len(facts.metrics), 'metric')}, recomputes the published tables and prints "
+            "a verdict naming every difference (file, row, column, shipped and recomputed "
+            "value). Exit 0: it holds and the zip is the one the record lists; 1: something "
+            "differs (download the zip again and compare its md5 with the record page's); 3: "
+            "it holds but nothing outside it was compared (\"CONSISTENT, NOT ANCHORED\": put "
+            "`SHA256SUMS` beside it or pass `--md5`). It takes well under a minute on 2 cores.",
+            "",
+            "## Three ways in",
+            "",
+            f"1. `dmbench check {files.package_zip}`, as above.",
+            f"2. `frictionless validate {files.package_zip}` reads every table in the zip "
+            "against its Table Schema and every file against its sha256 (no dmbench needed).",
+            "3. In a notebook, straight from the zip:",
+            "",
+            "```python",
+            "import zipfile",
+            "import pandas as pd",
+            "import dmbench",
+            "",
+            f'package = zipfile.ZipFile("{files.package_zip}")',
+            'records = pd.read_csv(package.open("data/records.csv"))',
+            'scores = pd.read_csv(package.open("data/scores.csv"))',
+            'print(scores.groupby(["run_id", "metric"])["class_score"].mean().head())',
+            f'print(dmbench.Package("{files.package_zip}").check(no_anchor=True).consistent)',
+            "```",
             "",
             "## What is inside",
             "",
-            f"- `data/`: {facts.records} records, {facts.runs} runs of "
-            f"{listing(facts.candidates)}"
-            + (f" (LLMs: {listing(facts.llms)})" if facts.llms else "")
+            f"- `data/`: {facts.records} records, {facts.runs} runs ({run_origins(facts)}) of "
+            f"{listing(tuple(map(markdown_name, facts.candidates)))}"
+            + (f" (LLMs: {listing(llms)})" if llms else "")
             + f", {facts.outputs} outputs, their scores ({listing(facts.metrics)})",
+            *(
+                [f"- the LLMs' runs: {llm_statuses(facts, markdown_name)}"]
+                if facts.model_runs
+                else []
+            ),
+            _judge_line(facts),
             "- `runs/`: the run store the tables are derived from; `prompts/`: the prompts",
             "- `results/`: the published tables, recomputed by `dmbench check`, and PlantUML's "
             "verdict on the outputs (`validity.*`), shipped as drawn (drawing needs Java)",
@@ -118,6 +224,10 @@ def readme(
             "`licenses/`)",
             f"- `{ERRATA}`: where the paper and its artifacts disagree; its findings:",
             *(f"  {line}" for line in findings),
+            "",
+            "## Licences",
+            "",
+            *(f"- {item['title']}: `{item['path']}`" for item in licenses),
             "",
             "## Cite it",
             "",
@@ -144,6 +254,38 @@ def _fields(name: str, schema: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
+def _croissant_licenses(licenses: list[dict[str, str]]) -> list[str]:
+    """Every licence as a URL: a web page's own, a file in the package by its path."""
+    return [item["path"] for item in licenses]
+
+
+def _collection(facts: Facts) -> str:
+    runs = []
+    if facts.published_runs:
+        runs.append(f"those of {count(facts.published_runs, 'run')} the upstream benchmark published")
+    if facts.generated_runs:
+        runs.append(f"those of {count(facts.generated_runs, 'run')} generated with dmbench")
+    outputs = f"the outputs are {listing(tuple(runs))}, stored verbatim" if runs else "it holds no outputs"
+    return (
+        f"The {facts.records} records are byte-identical copies of the upstream benchmark's "
+        f"corpora (pinned by commit and sha256); {outputs}."
+    )
+
+
+def _limitations(facts: Facts) -> str:
+    judged = (
+        f" and of {count(len(facts.judge_models), 'LLM judge')} ({listing(facts.judge_models)}) "
+        f"in {facts.judgements} judgements"
+        if facts.judge_runs
+        else ""
+    )
+    return (
+        f"{facts.records} records in English from two corpora; scores are those of automatic "
+        f"metrics ({listing(facts.metrics)}){judged}, not of human experts. See {ERRATA} for "
+        "where the published numbers and the artifacts disagree."
+    )
+
+
 def croissant(
     package_dir: Path,
     facts: Facts,
@@ -151,10 +293,14 @@ def croissant(
     version: str,
     date: str,
     schemas: dict[str, dict[str, Any]],
+    licenses: list[dict[str, str]],
 ) -> dict[str, Any]:
-    """The Croissant 1.0 description of the package's four main tables, RAI fields included.
+    """The Croissant 1.0 description of the package's four main tables, RAI fields included,
+    every sentence written from ``facts``.
 
-    ``schemas`` are the tables' Table Schemas by resource name (the fields' types and texts).
+    ``schemas`` are the tables' Table Schemas by resource name (the fields' types and texts);
+    ``licenses`` those the package holds, as ``datapackage.json`` lists them; ``date`` the
+    deposit's one date.
     """
     distribution = [
         {
@@ -179,13 +325,14 @@ def croissant(
         }
         for name, _path, description in RECORD_SETS
     ]
+    collection_types = ["Secondary Data Analysis"] + (["Machine-generated"] if facts.runs else [])
     return {
         "@context": _CONTEXT,
         "@type": "sc:Dataset",
         "name": NAME,
         "conformsTo": CROISSANT_VERSION,
         "description": f"{TITLE}. {describe(facts)}",
-        "license": LICENSE_URL,
+        "license": _croissant_licenses(licenses),
         "url": f"https://doi.org/{citation.doi}",
         "sameAs": f"https://doi.org/{citation.doi}",
         "version": version,
@@ -194,17 +341,9 @@ def croissant(
         "citeAs": f"https://doi.org/{citation.doi}",
         "creator": [schema_org_author(a) for a in citation.authors],
         "isLiveDataset": False,
-        "rai:dataCollection": (
-            f"The {facts.records} records are byte-identical copies of the upstream benchmark's "
-            "corpora (pinned by commit and sha256); the outputs are those of its published runs "
-            "and of runs made with dmbench, stored verbatim."
-        ),
-        "rai:dataCollectionType": ["Secondary Data Analysis", "Machine-generated"],
-        "rai:dataLimitations": (
-            f"{facts.records} records in English from two corpora; scores are those of automatic "
-            f"metrics ({listing(facts.metrics)}) and an LLM judge, not of human experts. See "
-            f"{ERRATA} for where the published numbers and the artifacts disagree."
-        ),
+        "rai:dataCollection": _collection(facts),
+        "rai:dataCollectionType": collection_types,
+        "rai:dataLimitations": _limitations(facts),
         "rai:dataBiases": (
             "The reference diagrams are one expert's model each; other valid models of a text "
             "score lower. The domains are those of software-engineering teaching material."

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import os
+import shutil
 import stat
 import subprocess
 import tarfile
@@ -59,6 +60,23 @@ def zip_bytes(members: Iterable[Member], epoch: int) -> bytes:
             info = _zip_info(member.name, epoch, member.executable)
             archive.writestr(info, member.data, compresslevel=COMPRESS_LEVEL)
     return buffer.getvalue()
+
+
+def write_stored_zip(target: Path, files: Iterable[tuple[str, Path]], epoch: int) -> None:
+    """Write the zip of ``files`` ((member name, file) pairs) to ``target``, sorted by name,
+    stamped with ``epoch`` and stored uncompressed: for members that are compressed already
+    (wheels), streamed from disk rather than held in memory."""
+    ordered = sorted(files)
+    names = [name for name, _ in ordered]
+    if len(set(names)) != len(names):
+        raise PackageError("two archive members share a name")
+    with zipfile.ZipFile(target, "w") as archive:
+        for name, path in ordered:
+            info = _zip_info(name, epoch, executable=False)
+            info.compress_type = zipfile.ZIP_STORED
+            info.file_size = path.stat().st_size
+            with path.open("rb") as source, archive.open(info, "w") as out:
+                shutil.copyfileobj(source, out, 1 << 20)
 
 
 def folder_members(root: Path, prefix: str = "") -> list[Member]:

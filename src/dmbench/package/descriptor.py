@@ -208,6 +208,7 @@ def write_descriptor(
     build: dict[str, str] | None = None,
     root_files: Iterable[str] = (),
     sources: Sequence[dict[str, str]] = (),
+    created: str | None = None,
 ) -> dict[str, Any]:
     """Rewrite the files table and ``datapackage.json`` from what is on disk now; the
     description is counted from the package's tables.
@@ -216,13 +217,15 @@ def write_descriptor(
     ``schemas/``), the deposit ``folders`` it carries, the ``licenses`` of what they hold, the
     reserved ``doi``, the ``sources`` of its extra data, the ``citation`` it credits, the
     ``build`` (dmbench version and commit)
-    and the ``root_files`` beside the descriptor (README, citation, errata, Croissant); a
-    package in a checkout has none of them.
+    and the ``root_files`` beside the descriptor (README, citation, errata, Croissant), and the
+    date it was ``created`` (its build date); a package in a checkout has none of them.
     """
     package_dir = Path(package_dir)
     write_files_table(package_dir, folders, [spec.path for spec in tables], root_files)
     description = describe(package_facts(package_dir))
-    descriptor = package_header(doi, licenses, description, citation, sources)
+    descriptor = package_header(
+        doi, licenses, description, citation, sources, **({"created": created} if created else {})
+    )
     if build:
         descriptor["dmbench_build"] = build
     descriptor["resources"] = [

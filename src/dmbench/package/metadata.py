@@ -9,6 +9,7 @@ fails when they drift.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from importlib import metadata as distribution
@@ -31,6 +32,14 @@ DESCRIPTION = (
     "and rebuilds the published tables. The deposit's description gives the counts, read from "
     "its package."
 )
+SOFTWARE_DESCRIPTION = (
+    "The Python package and command line behind the dmbench benchmark for automated domain "
+    "modelling (natural-language text to UML class diagram in PlantUML): it builds the "
+    "benchmark's data package from pinned upstream sources, runs rule-based and LLM-based "
+    "candidates, scores their outputs with metrik-4 and the metrics of its study, rebuilds the "
+    "published tables, and checks a deposit of the data offline."
+)
+"""What the code is: the code zip's CITATION.cff and codemeta.json describe software."""
 DOI_PLACEHOLDER = "10.5281/zenodo.PLACEHOLDER"
 LICENSE_ID = "MIT"
 LICENSE_URL = "https://opensource.org/license/mit"
@@ -161,16 +170,41 @@ def package_sources() -> list[dict[str, Any]]:
     ]
 
 
+def package_licenses(extra: Sequence[dict[str, str]] = ()) -> list[dict[str, str]]:
+    """Every licence a package holds data under: dmbench's, the upstream repositories' and the
+    ``extra`` ones of what a deposit adds (WordNet's), as ``datapackage.json`` lists them."""
+    return [
+        {"name": LICENSE_ID, "path": LICENSE_URL, "title": "MIT License (dmbench)"},
+        *(
+            {
+                "name": repo.license,
+                "path": f"licenses/{repo.name}.LICENSE",
+                "title": f"{repo.license} License of {repo.name} (its data and prompts)",
+            }
+            for repo in (repository(BENCHMARK_REPO), repository(METRICS_REPO))
+        ),
+        *extra,
+    ]
+
+
+def licence_sentence(licenses: Sequence[dict[str, str]]) -> str:
+    """The licences in one sentence, each with where its text is, for the metadata fields
+    that hold one licence id (CITATION.cff's SPDX ids, Zenodo's licence)."""
+    return "Licences: " + "; ".join(f"{item['title']} ({item['path']})" for item in licenses) + "."
+
+
 def package_header(
     doi: str | None = None,
     licenses: Sequence[dict[str, str]] = (),
     description: str = DESCRIPTION,
     citation: Citation | None = None,
     sources: Sequence[dict[str, str]] = (),
+    created: str = CREATED,
 ) -> dict[str, Any]:
     """The top of ``datapackage.json`` (resources are added by the build); a deposit gives its
     reserved ``doi``, the ``licenses`` and ``sources`` of the extra data it carries, the
-    description counted from its package and the ``citation`` whose authors it credits."""
+    description counted from its package, the ``citation`` whose authors it credits and the
+    date it was ``created`` (its build date, the one date every file of a deposit gives)."""
     authors = (citation or Citation()).authors
     return {
         "$schema": "https://datapackage.org/profiles/2.0/datapackage.json",
@@ -179,20 +213,9 @@ def package_header(
         "title": TITLE,
         "description": description,
         "version": __version__,
-        "created": CREATED,
+        "created": created,
         "keywords": list(KEYWORDS),
-        "licenses": [
-            {"name": LICENSE_ID, "path": LICENSE_URL, "title": "MIT License (dmbench)"},
-            *(
-                {
-                    "name": repo.license,
-                    "path": f"licenses/{repo.name}.LICENSE",
-                    "title": f"{repo.license} License of {repo.name} (its data and prompts)",
-                }
-                for repo in (repository(BENCHMARK_REPO), repository(METRICS_REPO))
-            ),
-            *licenses,
-        ],
+        "licenses": package_licenses(licenses),
         "contributors": [
             *(_contributor(author) for author in authors),
             {"title": "Vasiliy Seibert", "roles": ["author of the upstream benchmark and metric"]},
@@ -241,19 +264,31 @@ def _cff_author(author: Person, indent: str = "  ") -> list[str]:
     ]
 
 
-def citation_cff(citation: Citation, description: str = DESCRIPTION) -> str:
+def citation_cff(
+    citation: Citation,
+    description: str = SOFTWARE_DESCRIPTION,
+    kind: str = "software",
+    licenses: Sequence[dict[str, str]] = (),
+    date: str | None = None,
+) -> str:
+    """CITATION.cff of the code (``kind`` software) or of a deposit's package (``dataset``,
+    with the ``licenses`` it holds named in the abstract, since CFF takes SPDX ids only, and
+    the deposit's release ``date``)."""
+    spdx = sorted({item["name"] for item in licenses if item["name"] == LICENSE_ID}) or [LICENSE_ID]
+    abstract = f"{description} {licence_sentence(licenses)}" if licenses else description
     lines = [
         "cff-version: 1.2.0",
         'message: "If you use this artifact, please cite it as below and cite the benchmark paper."',
-        "type: dataset",
+        f"type: {kind}",
         f'title: "{TITLE}"',
         f'version: "{__version__}"',
         f'doi: "{citation.doi}"',
-        f"license: {LICENSE_ID}",
+        *([f'date-released: "{date}"'] if date else []),
+        f"license: {spdx[0]}",
         *([f'repository-code: "{citation.repository_code}"'] if citation.repository_code else []),
         "authors:",
         *(line for author in citation.authors for line in _cff_author(author)),
-        f'abstract: "{description}"',
+        f"abstract: {json.dumps(abstract)}",
         "keywords:",
         *(f'  - "{k}"' for k in KEYWORDS),
         "references:",
@@ -299,7 +334,7 @@ def requirements() -> list[str]:
     return [r for r in declared if "extra ==" not in r]
 
 
-def codemeta(citation: Citation, description: str = DESCRIPTION) -> dict[str, Any]:
+def codemeta(citation: Citation, description: str = SOFTWARE_DESCRIPTION) -> dict[str, Any]:
     entry = {
         "@context": "https://w3id.org/codemeta/3.0",
         "@type": "SoftwareSourceCode",
@@ -343,12 +378,13 @@ def zenodo(citation: Citation, description: str = DESCRIPTION) -> dict[str, Any]
     }
 
 
-def rendered_files(citation: Citation, description: str = DESCRIPTION) -> dict[str, str]:
-    """The metadata files of a checkout (or of a deposit's code zip), as they must read."""
+def rendered_files(citation: Citation) -> dict[str, str]:
+    """The metadata files of a checkout (or of a deposit's code zip), as they must read: the
+    citation and codemeta describe the software, ``.zenodo.json`` the record it goes to."""
     return {
-        CITATION_FILE: citation_cff(citation, description),
-        "codemeta.json": json_text(codemeta(citation, description)),
-        ".zenodo.json": json_text(zenodo(citation, description)),
+        CITATION_FILE: citation_cff(citation),
+        "codemeta.json": json_text(codemeta(citation)),
+        ".zenodo.json": json_text(zenodo(citation)),
     }
 
 

@@ -2,7 +2,8 @@
 
 A deposit is four files: the data package as a zip with ``datapackage.json`` at its root (so
 ``frictionless validate`` reads every table inside it), the committed tree at HEAD as a code
-zip, the metadata for Zenodo's API and a ``SHA256SUMS`` list. The package zip carries what
+zip, the metadata for Zenodo's API and a ``SHA256SUMS`` list; with ``wheels``, a fifth, the
+wheels the code installs from with no index (:mod:`dmbench.release.wheels`). The package zip carries what
 checking it needs offline besides the code: the published tables and PlantUML's verdict
 (``results/validity.csv``) as tabular resources with Table Schemas, the NLTK data subset
 metrik-4 reads (each file pinned by sha256) with the WordNet licence, the files that explain it
@@ -18,10 +19,12 @@ for it, builds with that DOI, uploads and checks every file; a person publishes 
 
 from __future__ import annotations
 
+import html
 import json
 import os
 import re
 import shutil
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -41,7 +44,9 @@ from dmbench.package.about import (
     CITATION,
     CROISSANT,
     ERRATA,
+    PYTHON_RANGE,
     README,
+    DepositFiles,
     croissant,
     readme,
 )
@@ -51,6 +56,7 @@ from dmbench.package.archive import (
     committed_tree,
     folder_members,
     git_state,
+    write_stored_zip,
     zip_bytes,
 )
 from dmbench.package.build import install_schemas
@@ -62,7 +68,7 @@ from dmbench.package.descriptor import (
     ResourceSpec,
     write_descriptor,
 )
-from dmbench.package.facts import describe, package_facts
+from dmbench.package.facts import Facts, describe, package_facts
 from dmbench.package.metadata import (
     CITATION_FILE,
     DESCRIPTION,
@@ -70,6 +76,8 @@ from dmbench.package.metadata import (
     PEOPLE_HINT,
     Citation,
     citation_cff,
+    licence_sentence,
+    package_licenses,
     read_citation,
     rendered_files,
     zenodo,
@@ -77,6 +85,7 @@ from dmbench.package.metadata import (
 from dmbench.package.swap import PACKAGE_FOLDERS
 from dmbench.package.zenodo import Draft, UploadedFile, ZenodoClient
 from dmbench.package.zipped import SUMS_FILE
+from dmbench.release.wheels import cached_wheels
 from dmbench.report.outdir import refuse_foreign, staging_for, swap_in
 from dmbench.tables.published_tables import published_tables
 from dmbench.tables.render import TABLE_TITLES, write_tables
@@ -85,8 +94,17 @@ from dmbench.tables.validity import VALIDITY_FIELDS, VALIDITY_FILES
 
 PACKAGE_ZIP = f"dmbench-{__version__}-package.zip"
 CODE_ZIP = f"dmbench-{__version__}-code.zip"
+WHEELS_ZIP = f"dmbench-{__version__}-wheels.zip"
+"""With ``--wheels``: every wheel the code needs, under one folder of the zip's name."""
 METADATA_FILE = "zenodo-metadata.json"
-DEPOSIT_FILES = ("dmbench-*-package.zip", "dmbench-*-code.zip", METADATA_FILE, SUMS_FILE, ".*.tmp")
+DEPOSIT_FILES = (
+    "dmbench-*-package.zip",
+    "dmbench-*-code.zip",
+    "dmbench-*-wheels.zip",
+    METADATA_FILE,
+    SUMS_FILE,
+    ".*.tmp",
+)
 """What a deposit folder holds (one written before deposits were swapped in had no marker and
 could keep an interrupted write's temporary files): `--out` may be one."""
 WORDNET_LICENSE = f"{LICENSES_DIR}/WordNet-3.0.LICENSE"
@@ -104,7 +122,7 @@ DOI_PATTERN = re.compile(r"^10\.\d{4,9}/\S+$")
 class Deposit:
     out_dir: Path
     files: tuple[Path, ...]
-    """Package zip, code zip, metadata, checksums: what goes to Zenodo."""
+    """Package zip, code zip (wheels zip), metadata, checksums: what goes to Zenodo."""
     doi: str
     commit: str
     draft: bool
@@ -241,29 +259,41 @@ class Release:
     epoch: int
     errata: str
     """The committed ``docs/errata.md`` of the archived commit."""
+    wheels: bool = False
+    """The deposit carries the wheels zip."""
+
+    @property
+    def date(self) -> str:
+        """The deposit's one date (its build time's day), in every file that gives one."""
+        return time.strftime("%Y-%m-%d", time.gmtime(self.epoch))
+
+    @property
+    def files(self) -> DepositFiles:
+        return DepositFiles(PACKAGE_ZIP, CODE_ZIP, WHEELS_ZIP if self.wheels else "")
 
 
-def _about_files(staging: Path, release: Release) -> None:
+def _about_files(staging: Path, release: Release, licenses: list[dict[str, str]]) -> None:
     """README, citation, errata and Croissant beside the staged package's descriptor."""
     facts = package_facts(staging)
     schemas = {
         name: json.loads((staging / SCHEMAS_DIR / f"{name}.schema.json").read_text("utf-8"))
         for name in ("records", "runs", "outputs", "scores")
     }
-    date = time.strftime("%Y-%m-%d", time.gmtime(release.epoch))
     texts = {
         README: readme(
-            facts, release.citation, release.commit, __version__, CODE_ZIP, PACKAGE_ZIP,
-            release.errata,
+            facts, release.citation, release.commit, __version__, release.files,
+            release.errata, licenses,
         ),
-        CITATION: citation_cff(release.citation, describe(facts)),
+        CITATION: citation_cff(
+            release.citation, describe(facts), "dataset", licenses, release.date
+        ),
         ERRATA: release.errata,
     }
     for name, text in texts.items():
         atomic.write_text(staging / name, text)
     atomic.write_json(
         staging / CROISSANT,
-        croissant(staging, facts, release.citation, __version__, date, schemas),
+        croissant(staging, facts, release.citation, __version__, release.date, schemas, licenses),
     )
 
 
@@ -292,7 +322,7 @@ def stage_package(package_dir: Path, staging: Path, release: Release) -> None:
         folders.append(REPORT_DIR)
     licence = _nltk_data(package_dir, staging)
     tables = [*_results_resources(staging), _validity_resource(package_dir, staging)]
-    _about_files(staging, release)
+    _about_files(staging, release, package_licenses([licence]))
     write_descriptor(
         staging,
         doi=release.citation.doi,
@@ -303,6 +333,7 @@ def stage_package(package_dir: Path, staging: Path, release: Release) -> None:
         build={"dmbench_version": __version__, "commit": release.commit},
         root_files=ABOUT_FILES,
         sources=[NLTK_SOURCE],
+        created=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(release.epoch)),
     )
 
 
@@ -317,15 +348,36 @@ def _check_zip(path: Path) -> None:
 
 
 def zenodo_metadata(
-    citation: Citation, epoch: int, description: str = DESCRIPTION, doi: str | None = None
+    citation: Citation,
+    epoch: int,
+    facts: Facts | None = None,
+    doi: str | None = None,
+    licenses: list[dict[str, str]] | None = None,
+    wheels: bool = False,
 ) -> dict[str, Any]:
-    """What Zenodo's API takes for the record: ``.zenodo.json``'s fields plus DOI and date."""
-    metadata = zenodo(citation, description)
-    metadata["description"] += (
-        f" Check it offline: unzip {CODE_ZIP}, pip install -c "
-        f"dmbench-{__version__}/constraints.txt ./dmbench-{__version__}, then dmbench check "
-        f"{PACKAGE_ZIP} beside SHA256SUMS (see README.md in the package zip)."
+    """What Zenodo's API takes for the record: ``.zenodo.json``'s fields plus DOI and date.
+
+    The description, counted from the package's ``facts`` (the generic one before they
+    exist), is HTML, as Zenodo renders it: every name in it is escaped."""
+    metadata = zenodo(citation)
+    code = f"dmbench-{__version__}"
+    install = (
+        f"unzip {CODE_ZIP} and {WHEELS_ZIP}, pip install --no-index --find-links {code}-wheels "
+        f"-c {code}/constraints.txt ./{code} (no network needed; Linux x86_64, CPython "
+        f"{PYTHON_RANGE})"
+        if wheels
+        else f"unzip {CODE_ZIP}, pip install -c {code}/constraints.txt ./{code} (this step "
+        "needs PyPI)"
     )
+    text = " ".join(
+        [
+            describe(facts) if facts is not None else DESCRIPTION,
+            *([licence_sentence(licenses)] if licenses else []),
+            f"Check it offline: {install}, then dmbench check {PACKAGE_ZIP} beside SHA256SUMS "
+            "(see README.md in the package zip).",
+        ]
+    )
+    metadata["description"] = html.escape(text, quote=False)
     metadata["publication_date"] = time.strftime("%Y-%m-%d", time.gmtime(epoch))
     if doi:
         metadata["doi"] = doi
@@ -341,16 +393,34 @@ def _code_members(repo: Path, citation: Citation) -> list[Member]:
     return members + [Member(name, text.encode("utf-8")) for name, text in rendered.items()]
 
 
+def _wheels_zip(tree: list[Member], staging: Path, epoch: int) -> Path:
+    """The wheels zip of the archived commit's requirements, written into ``staging`` from the
+    user's wheel cache (fetched there first when needed)."""
+    with tempfile.TemporaryDirectory(dir=staging, prefix="wheels-") as tmp:
+        code_dir = Path(tmp) / "code"
+        for member in tree:
+            if member.name in ("pyproject.toml", "constraints.txt"):
+                target = code_dir / member.name
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(member.data)
+        folder = WHEELS_ZIP.removesuffix(".zip")
+        wheels = cached_wheels(code_dir)
+        target = staging / WHEELS_ZIP
+        write_stored_zip(target, [(f"{folder}/{w.name}", w) for w in wheels], epoch)
+    return target
+
+
 def build_deposit(
     package_dir: Path,
     out_dir: Path,
     doi: str | None = None,
     draft: bool = False,
     repo: Path | None = None,
+    wheels: bool = False,
 ) -> Deposit:
-    """Write the deposit's four files into ``out_dir`` (see the module), replacing it whole:
-    they are made in a staging folder beside it and swapped in, so a killed deposit leaves the
-    earlier deposit or the new one, and the next run removes what it left."""
+    """Write the deposit's four files (five with ``wheels``) into ``out_dir`` (see the module),
+    replacing it whole: they are made in a staging folder beside it and swapped in, so a killed
+    deposit leaves the earlier deposit or the new one, and the next run removes what it left."""
     started = time.perf_counter()
     package_dir, repo = Path(package_dir).resolve(), Path(repo or package_dir).resolve()
     doi = doi or DOI_PLACEHOLDER
@@ -362,7 +432,7 @@ def build_deposit(
     epoch = build_epoch(state)
     tree = committed_tree(repo, "")
     errata = next((m.data.decode("utf-8") for m in tree if m.name == ERRATA_PATH), "")
-    release = Release(citation, state.commit, epoch, errata)
+    release = Release(citation, state.commit, epoch, errata, wheels)
     out_dir = Path(os.path.abspath(out_dir))  # `--out .` is swapped away from under the cwd
     refuse_foreign(out_dir, package_dir, "deposit", own_files=DEPOSIT_FILES)
     staging = staging_for(out_dir)
@@ -370,7 +440,8 @@ def build_deposit(
         package_staging = staging / "package"
         package_staging.mkdir()
         stage_package(package_dir, package_staging, release)
-        description = describe(package_facts(package_staging))
+        facts = package_facts(package_staging)
+        licenses = json.loads((package_staging / "datapackage.json").read_text("utf-8"))["licenses"]
         try:
             members = folder_members(package_staging)
         except PackageError as error:  # staged as the package holds it: name the package
@@ -381,9 +452,12 @@ def build_deposit(
         _check_zip(package_zip)
         code_zip = staging / CODE_ZIP
         atomic.write_bytes(code_zip, zip_bytes(_code_members(repo, citation), epoch))
+        extra = [_wheels_zip(tree, staging, epoch)] if wheels else []
         metadata = staging / METADATA_FILE
-        atomic.write_json(metadata, zenodo_metadata(citation, epoch, description, doi))
-        listed = (package_zip, code_zip, metadata)
+        atomic.write_json(
+            metadata, zenodo_metadata(citation, epoch, facts, doi, licenses, wheels)
+        )
+        listed = (package_zip, code_zip, *extra, metadata)
         atomic.write_text(
             staging / SUMS_FILE, "".join(f"{file_sha256(p)}  {p.name}\n" for p in listed)
         )
@@ -391,7 +465,7 @@ def build_deposit(
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    files = tuple(out_dir / name for name in (PACKAGE_ZIP, CODE_ZIP, METADATA_FILE, SUMS_FILE))
+    files = tuple(out_dir / p.name for p in (*listed, staging / SUMS_FILE))
     return Deposit(
         out_dir,
         files,
@@ -418,6 +492,7 @@ def upload_deposit(
     draft: bool = False,
     repo: Path | None = None,
     progress: Callable[[str], None] = lambda _: None,
+    wheels: bool = False,
 ) -> Upload:
     """Reserve the DOI on a Zenodo draft, build the deposit with it, upload and check it."""
     state = git_state(Path(repo or package_dir))
@@ -434,7 +509,7 @@ def upload_deposit(
     else:
         record = client.new_version(new_version_of)
     progress(f"draft {record.id}: DOI {record.doi} reserved")
-    deposit = build_deposit(package_dir, out_dir, record.doi, draft, repo)
+    deposit = build_deposit(package_dir, out_dir, record.doi, draft, repo, wheels)
     progress(f"built {len(deposit.files)} files in {deposit.out_dir}")
     metadata = json.loads((deposit.out_dir / METADATA_FILE).read_text("utf-8"))["metadata"]
     client.set_metadata(record, metadata)
