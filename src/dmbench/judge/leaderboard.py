@@ -28,7 +28,7 @@ import numpy as np
 from dmbench.errors import PackageError
 from dmbench.judge.judging import EMPTY_GENERATED, NOT_SENT, UNREADABLE_GENERATED, model_family
 from dmbench.judge.runs import JudgeRun, find_judge_run, list_judge_runs, run_criteria
-from dmbench.runs.store import list_runs
+from dmbench.runs.opened import OpenedPackage, PackageSource, open_package
 
 BOOTSTRAP_RESAMPLES = 10_000
 BOOTSTRAP_SEED = 20261201
@@ -99,8 +99,8 @@ def panel_alpha(rows: Sequence[dict[str, Any]], judges: Sequence[str]) -> float 
     return float(krippendorff.alpha(reliability_data=data, level_of_measurement="interval"))
 
 
-def _series(package_dir: Path) -> dict[str, tuple[str, str | None]]:
-    return {run.info.run_id: (run.info.candidate, run.info.model) for run in list_runs(package_dir)}
+def _series(package: OpenedPackage) -> dict[str, tuple[str, str | None]]:
+    return {run.info.run_id: (run.info.candidate, run.info.model) for run in package.runs()}
 
 
 def protocol(run: JudgeRun) -> dict[str, Any]:
@@ -180,12 +180,13 @@ def _entry(
 
 
 def leaderboard_entries(
-    package_dir: Path, judge_run_id: str | None = None
+    package: PackageSource, judge_run_id: str | None = None
 ) -> list[list[Entry]]:
     """Per board (judge runs of one protocol), a row per (candidate, LLM) it judged, best
     ``overall`` first and ranked, the identity control last and unranked; an instance judged by two runs of a board
     counts once (the first run's, by run id)."""
-    package_dir = Path(package_dir)
+    opened = open_package(package)
+    package_dir = opened.path
     runs = [find_judge_run(package_dir, judge_run_id)] if judge_run_id else list_judge_runs(
         package_dir
     )
@@ -194,7 +195,7 @@ def leaderboard_entries(
             f"{judge_run_id} judged the metric study's pairs, not outputs of the benchmark",
             hint="its rows are in `dmbench agreement`",
         )
-    series = _series(package_dir)
+    series = _series(opened)
     boards: dict[str, list[JudgeRun]] = defaultdict(list)
     for run in runs:
         boards[json.dumps(protocol(run), sort_keys=True)].append(run)

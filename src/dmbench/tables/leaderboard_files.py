@@ -17,6 +17,7 @@ from typing import Any
 from dmbench.core import atomic
 from dmbench.core.csvio import csv_text
 from dmbench.judge.leaderboard import Entry, leaderboard_entries
+from dmbench.runs.opened import PackageSource
 from dmbench.tables.comparisons import compare_paired
 from dmbench.tables.render import markdown_table
 
@@ -87,9 +88,9 @@ def _comparisons(board: Sequence[Entry]) -> list[dict[str, Any]]:
             for p in compare_paired(series)]  # fmt: skip
 
 
-def judge_leaderboard(package_dir: Path, judge_run_id: str | None = None) -> dict[str, Any]:
+def judge_leaderboard(package: PackageSource, judge_run_id: str | None = None) -> dict[str, Any]:
     """``{"rows", "comparisons", "warnings"}`` over every judge run (or one)."""
-    boards = leaderboard_entries(package_dir, judge_run_id)
+    boards = leaderboard_entries(package, judge_run_id)
     rows = [e.row for board in boards for e in board]
     return {
         "rows": rows,

@@ -16,6 +16,7 @@ from dmbench.core.csvio import write_csv
 from dmbench.metrics import DEFAULT_METRIC
 from dmbench.plantuml import READINGS
 from dmbench.plantuml.model import RELATIONSHIP_KINDS
+from dmbench.runs.opened import PackageSource
 from dmbench.sources.records import DATASETS
 from dmbench.tables.comparisons import (
     ALPHA,
@@ -79,15 +80,15 @@ def statistics_record() -> dict:
 
 
 def build_tables(
-    package_dir: Path,
+    package: PackageSource,
     metric: str = DEFAULT_METRIC,
     source: str = "published",
     readings: tuple[str, ...] = READINGS,
 ) -> TableSet:
-    summaries, unscored = run_summaries(package_dir, metric, source)
+    summaries, unscored = run_summaries(package, metric, source)
     results = tuple(aggregate(summaries, metric))
     return TableSet(
-        corpus=tuple(corpus_table(package_dir, readings)),
+        corpus=tuple(corpus_table(package, readings)),
         results=results,
         metric=metric,
         source=source,

@@ -17,10 +17,9 @@ from dmbench.core import atomic
 from dmbench.core.csvio import write_csv
 from dmbench.core.hashing import sha256_text
 from dmbench.errors import ParseError
-from dmbench.package import load_records
 from dmbench.plantuml import parse, validate
 from dmbench.render import LAYOUT, PLANTUML_VERSION, Rendering, cache_dir_for, render_diagrams
-from dmbench.runs.store import list_runs
+from dmbench.runs.opened import PackageSource, open_package
 from dmbench.tables.results import series_of
 
 VALIDITY_FIELDS = (
@@ -96,12 +95,13 @@ def _counts(sources: list[str], renderings: dict[str, Rendering]) -> dict[str, i
     }
 
 
-def validity_table(package_dir: Path, cache_dir: Path | None = None) -> ValidityTable:
+def validity_table(package: PackageSource, cache_dir: Path | None = None) -> ValidityTable:
     """PlantUML's verdicts on the canonical outputs and the references (drawn when not cached)."""
-    package_dir = Path(package_dir)
-    records = load_records(package_dir)
+    opened = open_package(package)
+    package_dir = opened.path
+    records = opened.records()
     groups: dict[tuple[str, str, str | None, str], list[str]] = {}
-    for run in list_runs(package_dir):
+    for run in opened.runs():
         if not run.info.canonical:
             continue
         key = (series_of(run.info.run_id), run.info.candidate, run.info.model, run.info.dataset)
