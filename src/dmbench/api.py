@@ -30,7 +30,7 @@ from dmbench.judge import JUDGE, JudgeOptions
 from dmbench.judge.runs import CONTROLS, JudgeRun
 from dmbench.judge.runs import Progress as JudgeProgress
 from dmbench.llm.llm_candidate import CUT
-from dmbench.metrics import DEFAULT_METRIC, Scores, compute
+from dmbench.metrics import DEFAULT_METRIC, METRICS, Scores, compute
 from dmbench.package import BuildResult, Report, load_records, require_package, validate_package
 from dmbench.package import build as build_package
 from dmbench.package.descriptor import DESCRIPTOR
@@ -426,6 +426,7 @@ __all__ = [
     "JUDGE",
     "JudgeOptions",
     "JudgeRun",
+    "METRICS",
     "SCORE_SOURCES",
     "TOKEN_ENV",
 ]

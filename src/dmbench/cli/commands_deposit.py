@@ -9,14 +9,7 @@ from pathlib import Path
 import click
 
 from dmbench import core
-from dmbench.api import (
-    API_URLS,
-    TOKEN_ENV,
-    ZenodoClient,
-    build_deposit,
-    check_package,
-    upload_deposit,
-)
+from dmbench.api import TOKEN_ENV, Package
 from dmbench.cli._options import elapsed, package_option
 from dmbench.errors import MissingPrerequisiteError
 
@@ -73,7 +66,7 @@ def deposit(
     if not upload:
         if sandbox or new_version_of is not None:
             raise click.UsageError("--sandbox and --new-version-of go with --upload")
-        result = build_deposit(package_dir, out_dir, doi, draft, repo)
+        result = Package(package_dir).deposit(out_dir, doi, draft, repo)
     else:
         if doi:
             raise click.UsageError("--upload takes the DOI Zenodo reserves; leave out --doi")
@@ -83,15 +76,9 @@ def deposit(
                 f"${TOKEN_ENV} is not set: create a token with the deposit:write scope on "
                 "Zenodo (Applications > Personal access tokens) and export it"
             )
-        api = os.environ.get(API_URL_ENV) or API_URLS["sandbox" if sandbox else "zenodo"]
-        uploaded = upload_deposit(
-            ZenodoClient(api, token),
-            package_dir,
-            out_dir,
-            new_version_of,
-            draft,
-            repo,
-            progress=click.echo,
+        target = os.environ.get(API_URL_ENV) or ("sandbox" if sandbox else "zenodo")
+        uploaded = Package(package_dir).upload(
+            out_dir, token, target, new_version_of, draft, repo, progress=click.echo
         )
         result = uploaded.deposit
     for path in result.files:
@@ -119,7 +106,7 @@ def check(path: Path, sha256: str | None, md5: str | None, plantuml: bool) -> No
 
     A zip is first compared with SHA256SUMS beside it and with --sha256/--md5 when given.
     """
-    report = check_package(path, sha256, md5, plantuml)
+    report = Package(path).check(sha256, md5, plantuml)
     click.echo(report.render())
     click.echo(f"check ({report.seconds:.1f} s)")
     if not report.ok:

@@ -305,6 +305,14 @@ class AgreementTable:
     confidence: float = CONFIDENCE
     versions: dict[str, str] = field(default_factory=library_versions)
 
+    def markdown(self) -> str:
+        """The table and the claims for reading (``dmbench agreement``)."""
+        return agreement_markdown(self)
+
+    def csv(self) -> str:
+        """The rows as CSV (``dmbench agreement --format csv``)."""
+        return agreement_csv(self)
+
     def to_json(self) -> dict:
         return {
             "rows": [r.to_record() for r in self.rows],

@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from dmbench.core import atomic
-from dmbench.core.csvio import write_csv
+from dmbench.core.csvio import csv_text, write_csv
 from dmbench.core.hashing import sha256_text
 from dmbench.errors import ParseError
 from dmbench.plantuml import parse, validate
@@ -62,6 +62,14 @@ class ValidityTable:
     rows: tuple[ValidityRow, ...]
     references: dict[str, dict[str, int]]
     """Per dataset, the same counts over the expert references."""
+
+    def markdown(self) -> str:
+        """The table as ``validity.md`` holds it."""
+        return validity_markdown(self)
+
+    def csv(self) -> str:
+        """The table as ``validity.csv`` holds it."""
+        return csv_text(VALIDITY_FIELDS, validity_csv_rows(self))
 
     def to_json(self) -> dict:
         return {
