@@ -178,7 +178,7 @@ def run_table_rows(
     """The rows of runs, outputs, scores and judgements as ``runs/`` defines them, typed."""
     run_rows = []
     outputs = []
-    scores = []
+    scores: list[dict[str, Any]] = []
     origin_order = {"published": 0, "recomputed": 1}
     opened = open_package(package)
     package_dir = opened.path

@@ -406,8 +406,10 @@ def _run_files(package_dir: Path, report: Report) -> None:
 def validate_package(package: PackageSource) -> Report:
     """Validate the package folder, or a package zip as ``check`` reads it (only its declared
     files, at their declared sizes); an opened package's runs are not read again."""
-    opened = package if isinstance(package, OpenedPackage) else None
-    package_dir = Path(package.path if opened is not None else package)
+    if isinstance(package, OpenedPackage):
+        opened, package_dir = package, package.path
+    else:
+        opened, package_dir = None, Path(package)
     if package_dir.is_file():
         with opened_package(package_dir) as folder:
             return _validate(folder, str(package_dir), extracted=True)

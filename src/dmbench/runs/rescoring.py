@@ -56,7 +56,11 @@ def rescore(
         )
     )
     keys = {pair: pair_key(metric, *pair) for pair in pairs} if kept is not None else {}
-    scored = {pair: found for pair, key in keys.items() if (found := kept.get(key)) is not None}
+    scored = {
+        pair: found
+        for pair, key in keys.items()
+        if kept is not None and (found := kept.get(key)) is not None
+    }
     missing = [pair for pair in pairs if pair not in scored]
     computed = score_benchmark_many(missing, metric=metric, workers=workers) if missing else []
     for pair, score in zip(missing, computed, strict=True):

@@ -260,7 +260,7 @@ def check_records(
     check: RunCheck,
     run: Run,
     published: list[ScoreRow],
-    recomputed: list[ScoreRow],
+    recomputed: Sequence[ScoreRow],
     tolerance: float,
 ) -> None:
     ours = {r.record_id: r for r in recomputed}

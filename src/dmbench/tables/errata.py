@@ -713,7 +713,7 @@ def _best_cell_verdict(
     versus = (
         f"vs {cell_label(verdict.second)} {verdict.second.median[element]:.3f}, "
         f"p_holm {c.p_holm:.3f}"
-        if c is not None
+        if c is not None and verdict.second is not None
         else ""
     )
     head = f"{cell_label(best)} {best.median[element]:.3f} ({versus})"

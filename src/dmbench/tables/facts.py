@@ -94,9 +94,10 @@ def _add_attributes(group: GroupFacts, text: str) -> None:
     for reading, count in counts.items():
         if count is None:
             group.unparsable[reading] += 1
-    if None not in counts.values():
-        group.attributes_compat += counts["compat"]
-        group.attributes_standard += counts["standard"]
+    compat, standard = counts["compat"], counts["standard"]
+    if compat is not None and standard is not None:
+        group.attributes_compat += compat
+        group.attributes_standard += standard
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,6 +8,7 @@ them exactly.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -55,6 +56,10 @@ class TableSet:
     unscored: tuple[str, ...]
     """Runs left out of Tables 2-3 because they have no scores of the kind asked for."""
     comparisons: tuple[Comparison, ...]
+
+    def write(self, out_dir: Path) -> list[Path]:
+        """table1-3 and the comparisons as .csv and .md in ``out_dir`` (``write_tables``)."""
+        return write_tables(self, out_dir)
 
     def records(self) -> list[dict]:
         """The JSON list: Table 1 rows, one object per (dataset, candidate, LLM), the paired
@@ -108,7 +113,7 @@ def _fmt(value: float | None, digits: int) -> str:
     return "–" if value is None else f"{value:.{digits}f}"
 
 
-def table1_markdown(rows: list[CorpusRow]) -> str:
+def table1_markdown(rows: Sequence[CorpusRow]) -> str:
     lines = [f"# {TABLE_TITLES['table1']}", ""]
     lines += [
         "Counts of the expert reference diagrams under each PlantUML reading: `compat` is what",
@@ -174,9 +179,9 @@ def verdict_lines(verdicts: list[ColumnVerdict]) -> list[str]:
         median = v.best.median[v.element]
         line = f"- {v.element.capitalize()}: best {cell_label(v.best)} ({median:.3f})"
         second = v.against_second
-        if v.clear:
+        if v.clear and v.second is not None and second is not None:
             line += f", ahead of {cell_label(v.second)} (p_holm {_p(second.p_holm)})"
-        elif second is not None and not v.tied:
+        elif second is not None and v.second is not None and not v.tied:
             line += (
                 f", not ahead of {cell_label(v.second)}: the mean per-record difference points "
                 f"the other way (p_holm {_p(second.p_holm)})"

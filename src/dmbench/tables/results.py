@@ -19,6 +19,7 @@ from __future__ import annotations
 import statistics
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -110,7 +111,7 @@ class ResultRow:
 
     def to_record(self) -> dict:
         """The JSON shape: each element as ``{"median", "std"}``, three decimals as printed."""
-        record = {
+        record: dict[str, Any] = {
             "table": self.table,
             "metric": self.metric,
             "dataset": self.dataset,
