@@ -113,6 +113,8 @@ def _origin(run_dir: Path) -> str | None:
 
 
 def build(package_dir: Path, sources_dir: Path) -> BuildResult:
+    """Build the package in ``package_dir`` from the pinned sources: made aside under the package
+    lock, validated, then swapped in whole, so a failed or killed build leaves the previous one."""
     package_dir = Path(package_dir).resolve()
     package_dir.mkdir(parents=True, exist_ok=True)
     verify_all(sources_dir)

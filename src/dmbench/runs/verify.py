@@ -263,6 +263,8 @@ def check_records(
     recomputed: Sequence[ScoreRow],
     tolerance: float,
 ) -> None:
+    """Compare one run's published per-record scores with the recomputed ones, within
+    ``tolerance``; each difference is a mismatch unless a known exception explains it."""
     ours = {r.record_id: r for r in recomputed}
     for row in published:
         mine = ours[row.record_id]
@@ -291,6 +293,8 @@ def check_records(
 
 
 def check_summary(check: RunCheck, run: Run, published: list[ScoreRow], tolerance: float) -> None:
+    """Re-derive the run's published summary (means, counts, buckets) from its published rows:
+    the upstream artifacts must agree with themselves before dmbench trusts them."""
     upstream = (run.info.upstream or {}).get("summary") or {}
     errors = sum(r.error is not None for r in published)
     for element in ELEMENTS:

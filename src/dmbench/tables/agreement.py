@@ -336,6 +336,8 @@ class AgreementTable:
 def published_rows(
     sources: Path, pairs: Sequence[StudyPair]
 ) -> tuple[list[AgreementRow], dict[str, dict[str, dict[str, float]]]]:
+    """The agreement rows of the study's five metrics as the study published their scores, and
+    those scores (per metric, pair and element) for the claims."""
     published = published_study_scores(sources)
     rows = [
         row
@@ -350,6 +352,7 @@ def study_claims(
     published: Mapping[str, Mapping[str, Mapping[str, float]]],
     pairs: Sequence[StudyPair],
 ) -> list[StudyClaim]:
+    """Section 3.3's claims, each measured on the published scores and the human ratings."""
     deltas = {
         name: [values[p.pair_id]["association"] - p.human_f1["association"] for p in pairs]
         for name, values in published.items()
@@ -420,6 +423,7 @@ def winners_markdown(rows: Sequence[AgreementRow]) -> list[str]:
 
 
 def claims_markdown(claims: Sequence[StudyClaim]) -> list[str]:
+    """The claims as a Markdown table: claim, whether it holds, what was measured."""
     return markdown_table(
         ["Claim", "Holds", "Measured"],
         [[_md(c.claim), "yes" if c.holds else "**no**", _md(c.measured)] for c in claims],

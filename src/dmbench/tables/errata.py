@@ -140,6 +140,7 @@ CLAIMS = (
 
 
 def shown(value: float, digits: int = 2) -> str:
+    """A measured value as the errata print it: an integer bare, else ``digits`` decimals."""
     return str(int(value)) if float(value).is_integer() else f"{value:.{digits}f}"
 
 

@@ -37,6 +37,7 @@ _TAIL = ("position_bias", "flip_rate", "mean_abs_order_diff", "alpha", "self_pre
 
 
 def series_name(row: dict[str, Any]) -> str:
+    """A leaderboard row's series as the files name it: ``candidate/llm``, or the candidate."""
     return f"{row['candidate']}/{row['llm']}" if row["llm"] else row["candidate"]
 
 
@@ -124,6 +125,7 @@ def flat_rows(rows: Sequence[dict[str, Any]]) -> tuple[list[str], list[dict[str,
 
 
 def leaderboard_csv(board: dict[str, Any]) -> str:
+    """``leaderboard.csv``: one flat row per leaderboard row (``flat_rows``)."""
     fields, flat = flat_rows(board["rows"])
     return csv_text(fields, flat)
 
@@ -146,6 +148,7 @@ INTRO = (
 
 
 def leaderboard_markdown(board: dict[str, Any]) -> str:
+    """``leaderboard.md``: one table per board, with its judge, settings and warnings."""
     lines = ["# Judge leaderboard", "", INTRO, ""]
     rows = board["rows"]
     for number in dict.fromkeys(r["board"] for r in rows):

@@ -90,6 +90,7 @@ def build_tables(
     source: str = "published",
     readings: tuple[str, ...] = READINGS,
 ) -> TableSet:
+    """Tables 1-3 and their comparisons from the package's ``source`` scores of ``metric``."""
     summaries, unscored = run_summaries(package, metric, source)
     results = tuple(aggregate(summaries, metric))
     return TableSet(
@@ -165,6 +166,7 @@ def _cell(row: ResultRow, element: str, bold: bool = False) -> str:
 
 
 def cell_label(row: ResultRow) -> str:
+    """A cell as the tables name it: ``candidate/LLM``, or the candidate alone."""
     return f"{row.candidate}/{row.model}" if row.model else row.candidate
 
 
@@ -195,6 +197,7 @@ def verdict_lines(verdicts: list[ColumnVerdict]) -> list[str]:
 
 
 def results_markdown(table: TableSet, dataset: str) -> str:
+    """Table 2 (ds1) or 3 (ds2) as Markdown: medians with spread, failures and rejections."""
     name = PAPER_TABLES[dataset]
     rows = [r for r in table.results if r.dataset == dataset]
     header = [

@@ -135,6 +135,7 @@ def validity_table(package: PackageSource, cache_dir: Path | None = None) -> Val
 
 
 def validity_markdown(table: ValidityTable) -> str:
+    """``validity.md``: the counts per series and dataset, LLM outputs apart."""
     header = ["Series", "Dataset", "Outputs", "PlantUML rejects", "drawn repaired",
               "not drawn", "validator rejects", "standard reading fails"]
     lines = [
@@ -157,6 +158,7 @@ def validity_markdown(table: ValidityTable) -> str:
 
 
 def validity_csv_rows(table: ValidityTable) -> list[dict]:
+    """``validity.csv``'s rows: one per series and dataset, then the references."""
     return [asdict(row) for row in table.rows]
 
 
