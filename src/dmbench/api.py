@@ -285,7 +285,9 @@ class Package:
     ) -> Deposit:
         """The Zenodo deposit's files, built reproducibly into ``out`` (``dmbench deposit``);
         ``repo`` is the checkout the code zip archives (default: the package folder)."""
-        return build_deposit(require_package(self.path), Path(out), doi, draft, _path(repo))
+        # No package check first: what is wrong with the release (a dirty tree, the placeholder
+        # DOI, a nameless citation) is refused before the package is read, as the command does.
+        return build_deposit(self.path, Path(out), doi, draft, _path(repo))
 
     def upload(
         self,
@@ -303,7 +305,7 @@ class Package:
         URL of a Zenodo API; ``token`` a token with the ``deposit:write`` scope."""
         client = ZenodoClient(API_URLS.get(target, target), token)
         return upload_deposit(
-            client, require_package(self.path), Path(out), new_version_of, draft, _path(repo),
+            client, self.path, Path(out), new_version_of, draft, _path(repo),
             progress=progress,
         )  # fmt: skip
 
