@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from dmbench.core.csvio import read_csv, write_csv
 from dmbench.core.hashing import sha256_text
@@ -127,7 +128,8 @@ def read_records(path: Path) -> list[BenchmarkRecord]:
     for line, row in rows:
         where = f"{path}, line {line}, record {row.get('record_id')!r}"
         try:
-            record = BenchmarkRecord(**{**row, "position": int(row["position"])})
+            fields: dict[str, Any] = {**row, "position": int(row["position"])}
+            record = BenchmarkRecord(**fields)
         except (TypeError, ValueError, KeyError) as exc:
             raise PackageError(f"{where}: {exc}") from exc
         for column in ("text", "reference"):
