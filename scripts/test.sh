@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The test suite: install (same environment as the main job), then pytest.
+# The test suite: install (same environment as the main job), type-check, then pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -9,6 +9,8 @@ bash scripts/setup.sh
 # 5 s of each worker's collection and a few tenths of a second of each command).
 export PYTHONPYCACHEPREFIX="$PWD/.venv/pycache"
 unset PYTHONDONTWRITEBYTECODE
+# The type checker first (configured in pyproject.toml): a type error fails before the tests run.
+.venv/bin/python -m mypy
 # Two workers, a test module each at a time (module fixtures stay in one process), handed out in
 # collection order (tests/conftest.py puts the slowest files first); set DMBENCH_TEST_WORKERS=0 to
 # run in this process.

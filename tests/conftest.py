@@ -128,6 +128,7 @@ SLOWEST_FILES = (
     "test_render.py",
     "test_report.py",
     "test_deposit_check.py",
+    "test_reproduce.py",
     "test_deposit_kill.py",
     "test_metrik3_metrik5.py",
     "test_llm_generate.py",

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
@@ -22,6 +23,7 @@ from dmbench.flows.changes import (
     make_judges,
     score_runs,
 )
+from dmbench.flows.reproduce import StageResult
 from dmbench.flows.reproduce import reproduce as run_pipeline
 from dmbench.inspect_eval import ImportedRun, import_inspect_logs
 from dmbench.judge import JUDGE, JudgeOptions
@@ -29,11 +31,12 @@ from dmbench.judge.runs import CONTROLS, JudgeRun
 from dmbench.judge.views import VIEWS
 from dmbench.judge.runs import Progress as JudgeProgress
 from dmbench.llm.llm_candidate import CUT
-from dmbench.metrics import DEFAULT_METRIC, Scores, compute
+from dmbench.metrics import DEFAULT_METRIC, METRICS, Scores, compute
 from dmbench.package import BuildResult, Report, load_records, require_package, validate_package
 from dmbench.package import build as build_package
 from dmbench.package.descriptor import DESCRIPTOR
 from dmbench.package.metadata import write_metadata
+from dmbench.package.zipped import opened_package
 from dmbench.package.tables import (
     JUDGEMENTS_PATH,
     OUTPUTS_PATH,
@@ -48,12 +51,13 @@ from dmbench.plantuml import parse as parse_reading
 from dmbench.plantuml._quirks import quirk_cost, to_csv, to_markdown
 from dmbench.release.check import CheckReport
 from dmbench.release.check import check as check_package
-from dmbench.release.deposit import Deposit, build_deposit, upload_deposit
-from dmbench.render import LAYOUT, PLANTUML_VERSION, cache_dir_for, render_diagrams
-from dmbench.report import build_site
+from dmbench.release.deposit import Deposit, Upload, build_deposit, upload_deposit
+from dmbench.render import RenderBatch, cache_dir_for, render_diagrams
+from dmbench.report import SiteResult, build_site
 from dmbench.report.data import package_diagrams
 from dmbench.report.outdir import refuse_foreign, write_drawings
 from dmbench.runs.generate import Progress as GenerateProgress
+from dmbench.runs.opened import OpenedPackage
 from dmbench.runs.jobs import generate_records, read_records_file
 from dmbench.runs.store import Run
 from dmbench.runs.verify import VerifyReport
@@ -62,18 +66,13 @@ from dmbench.sources import DEFAULT_BASE_URL, fetch
 from dmbench.sources.published import output_rows, reference_rows
 from dmbench.sources.records import ALL_DATASETS, DATASET_CHOICES, RECORD_FIELDS
 from dmbench.tables import SCORE_SOURCES
-from dmbench.tables.agreement import agreement_csv, agreement_markdown, agreement_table
+from dmbench.tables.agreement import AgreementTable, agreement_table
 from dmbench.tables.errata import write_errata
+from dmbench.tables.frames import Frame, leaderboard_frame, table_frame
 from dmbench.tables.leaderboard_files import judge_leaderboard
 from dmbench.tables.leaderboard_files import write_leaderboard as write_leaderboard_file
-from dmbench.tables.render import TableSet, build_tables, write_tables
-from dmbench.tables.validity import (
-    VALIDITY_FIELDS,
-    validity_csv_rows,
-    validity_markdown,
-    validity_table,
-    write_validity,
-)
+from dmbench.tables.render import TableSet, build_tables
+from dmbench.tables.validity import ValidityTable, validity_table, write_validity
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -81,12 +80,13 @@ if TYPE_CHECKING:
 PathLike = str | os.PathLike[str]
 
 
-def _frame(rows: list[dict[str, Any]], columns: Sequence[str]) -> pd.DataFrame:
+def _frame(made: Frame) -> pd.DataFrame:
     # pandas is loaded on first use: the command line calls this module but never needs a
     # DataFrame, and importing pandas would be most of `dmbench --help`'s start-up.
     import pandas
 
-    return pandas.DataFrame(rows, columns=list(columns))
+    frame = pandas.DataFrame(made.rows, columns=list(made.columns))
+    return frame.astype(made.dtypes) if made.dtypes else frame
 
 
 class Package:
@@ -103,10 +103,21 @@ class Package:
         chosen = Path(sources) if sources is not None else paths.default_sources_dir(self.path)
         return build_package(self.path, chosen)
 
+    @contextmanager
+    def _folder(self) -> Iterator[Path]:
+        """The package's folder; a deposit's package zip is read from its declared files,
+        extracted aside for the one call (as ``check`` reads it)."""
+        if self.path.is_file():
+            with opened_package(self.path) as folder:
+                yield folder
+        else:
+            yield require_package(self.path)
+
     def records(self) -> pd.DataFrame:
         """The 53 benchmark records (``data/records.csv``), texts and references verbatim."""
-        records = load_records(require_package(self.path))
-        return _frame([asdict(r) for r in records], RECORD_FIELDS)
+        with self._folder() as folder:
+            records = load_records(folder)
+        return _frame(Frame(RECORD_FIELDS, [asdict(r) for r in records]))
 
     def runs(self) -> pd.DataFrame:
         """One row per run (``data/runs.csv``), with the settings that took effect."""
@@ -207,9 +218,14 @@ class Package:
 
     def leaderboard(self, judge: str | None = None) -> dict[str, Any]:
         """The judge leaderboard (every judge run, or run ``judge``): ``{"headline", "boards",
-        "rows", "comparisons", "detectability", "view_agreement", "tells", "warnings"}``, as
-        ``dmbench leaderboard --format json`` prints it."""
-        return judge_leaderboard(require_package(self.path), judge)
+        "rows", "comparisons", "detectability", "view_agreement", "tells", "warnings"}``, as ``dmbench leaderboard --format json`` prints it."""
+        with self._folder() as folder:
+            return judge_leaderboard(folder, judge)
+
+    def leaderboard_frame(self, judge: str | None = None) -> pd.DataFrame:
+        """The judge leaderboard's rows as ``leaderboard.csv`` flattens them: ``rank`` an
+        integer (missing for the identity control), the LLM column ``model`` as in every frame."""
+        return _frame(leaderboard_frame(self.leaderboard(judge)))
 
     def import_inspect(self, logs: Sequence[PathLike]) -> list[ImportedRun]:
         """Store the runs of ``inspect eval dmbench/domain_modelling`` logs (one per epoch),
@@ -234,28 +250,151 @@ class Package:
         """Recompute the scores of ``runs`` (all by default) and store them as ``recomputed``."""
         return score_runs(self.path, metric, runs, workers)
 
-    def tables(self, metric: str = DEFAULT_METRIC, scores: str = "published") -> TableSet:
-        """Tables 1-3 as ``dmbench tables`` makes them (``.records()`` gives plain dicts)."""
-        return build_tables(require_package(self.path), metric, scores)
+    def tables(
+        self,
+        table: str = "table2",
+        metric: str = DEFAULT_METRIC,
+        scores: str = "published",
+        all_rows: bool = False,
+    ) -> pd.DataFrame:
+        """``table1``, ``table2``, ``table3`` or ``comparisons`` as a DataFrame with flat
+        columns: one float per element and statistic (``class_median``, ``class_ci_low``, ...),
+        unrounded, NaN where there is none. Tables 2-3 and the comparisons hold the paper's
+        (canonical) cells unless ``all_rows``; the LLM column is ``model``."""
+        return _frame(table_frame(self.table_set(metric, scores), table, all_rows))
 
-    def check(self, md5: str | None = None, no_anchor: bool = False) -> CheckReport:
+    def table_set(self, metric: str = DEFAULT_METRIC, scores: str = "published") -> TableSet:
+        """Tables 1-3 and their comparisons as ``dmbench tables`` writes them (``.records()``
+        gives the JSON list)."""
+        with self._folder() as folder:
+            return build_tables(folder, metric, scores)
+
+    def check(
+        self,
+        sha256: str | None = None,
+        md5: str | None = None,
+        plantuml: bool = False,
+        no_anchor: bool = False,
+    ) -> CheckReport:
         """The downloader's check of this folder or zip, offline (``dmbench check``): ``.ok``
-        when it holds and the zip has the ``md5`` of the record page (or ``SHA256SUMS`` beside
-        it, or ``no_anchor``); ``.consistent`` when it holds, anchored or not."""
-        return check_package(self.path, md5=md5, no_anchor=no_anchor)
+        when it holds and is anchored (on ``SHA256SUMS`` beside the zip, or the ``sha256`` /
+        ``md5`` of the record page), or ``no_anchor`` accepts an unanchored one;
+        ``.consistent`` when it holds, anchored or not; ``.exit_code`` the command's. ``plantuml``
+        redraws PlantUML's verdict too (needs Java and Graphviz)."""
+        return check_package(self.path, sha256, md5, plantuml, no_anchor)
 
-    def deposit(self, out: PathLike, doi: str | None = None, draft: bool = False) -> Deposit:
-        """The Zenodo deposit's files, built reproducibly into ``out`` (``dmbench deposit``)."""
-        return build_deposit(require_package(self.path), Path(out), doi, draft)
+    def deposit(
+        self,
+        out: PathLike,
+        doi: str | None = None,
+        draft: bool = False,
+        repo: PathLike | None = None,
+        wheels: bool = False,
+    ) -> Deposit:
+        """The Zenodo deposit's files, built reproducibly into ``out`` (``dmbench deposit``);
+        ``repo`` is the checkout the code zip archives (default: the package folder); ``wheels``
+        adds the wheels zip that installs ``check`` with no network."""
+        # No package check first: what is wrong with the release (a dirty tree, the placeholder
+        # DOI, a nameless citation) is refused before the package is read, as the command does.
+        return build_deposit(self.path, Path(out), doi, draft, _path(repo), wheels)
+
+    def upload(
+        self,
+        out: PathLike,
+        token: str,
+        target: str = "zenodo",
+        new_version_of: int | None = None,
+        draft: bool = False,
+        repo: PathLike | None = None,
+        progress: Callable[[str], None] = lambda _: None,
+        wheels: bool = False,
+    ) -> Upload:
+        """Reserve a DOI on a new Zenodo draft (of record ``new_version_of``, when given), build
+        the deposit with it into ``out``, upload every file and compare the checksums Zenodo
+        returns (``dmbench deposit --upload``). ``target`` is ``zenodo``, ``sandbox`` or the
+        URL of a Zenodo API; ``token`` a token with the ``deposit:write`` scope."""
+        client = ZenodoClient(API_URLS.get(target, target), token)
+        return upload_deposit(
+            client, self.path, Path(out), new_version_of, draft, _path(repo),
+            progress=progress, wheels=wheels,
+        )  # fmt: skip
+
+    def errata(self, out: PathLike = "docs/errata.md", sources: PathLike | None = None) -> Path:
+        """Write the errata (``dmbench errata``): the paper's claims and the scoring facts,
+        measured from the package; the study's files are read from ``sources``."""
+        return write_errata(require_package(self.path), Path(out), _path(sources))
+
+    def validity(self, out: PathLike | None = None) -> ValidityTable:
+        """PlantUML's verdict per series and dataset (``dmbench validity``), drawing what is not
+        drawn yet; with ``out``, also written there as validity.csv, .md and .json."""
+        table = validity_table(require_package(self.path))
+        if out is not None:
+            write_validity(table, Path(out))
+        return table
+
+    def agreement(
+        self,
+        sources: PathLike | None = None,
+        metrics: Sequence[str] | None = None,
+        strict: bool = True,
+    ) -> AgreementTable:
+        """The metric study's consistency table and section 3.3's claims (``dmbench
+        agreement``): the study's five metrics as published, ``metrics`` (default: every
+        registered one) recomputed, and the judge study runs stored in this package. The study
+        needs no package: unless ``strict``, a folder without one adds no judge rows."""
+        if strict:
+            require_package(self.path)
+        chosen = Path(sources) if sources is not None else paths.default_sources_dir()
+        return agreement_table(chosen, metrics or None, self.path)
+
+    def render(self, runs: Sequence[str] = (), out: PathLike | None = None) -> RenderBatch:
+        """Draw every reference and the outputs of ``runs`` (default: every run) with PlantUML,
+        cached by source (``dmbench render``); with ``out``, the folder is replaced by the
+        drawings as ``<sha256>.svg``."""
+        if out is not None:
+            refuse_foreign(Path(out), self.path, "render")
+        batch = render_diagrams(package_diagrams(self.path, list(runs) or None),
+                                cache_dir_for(self.path))  # fmt: skip
+        if out is not None:
+            write_drawings(batch, Path(out), self.path)
+        return batch
+
+    def report(
+        self, out: PathLike = "report", progress: Callable[[str], None] | None = None
+    ) -> SiteResult:
+        """Build the HTML report into ``out`` (``dmbench report``), replaced whole, and check
+        its links; ``.ok`` says whether every link and image resolves."""
+        return build_site(self.path, Path(out), progress=progress)
+
+    def reproduce(
+        self,
+        sources: PathLike | None = None,
+        results: PathLike = "results",
+        errata: PathLike = "docs/errata.md",
+        report: PathLike = "report",
+        workers: int | None = None,
+        rescore_all: bool = False,
+    ) -> Iterator[StageResult]:
+        """The main job (``dmbench reproduce``), each stage's result as it finishes."""
+        return run_pipeline(self.path, _path(sources), Path(results), Path(errata), workers,
+                            Path(report), rescore_all)  # fmt: skip
 
     def _run_table(self, path: str) -> pd.DataFrame:
-        order = {r.record_id: i for i, r in enumerate(load_records(require_package(self.path)))}
-        rows = run_table_rows(self.path, order)[path]
-        return _frame(rows, TABLE_FIELDS[path])
+        with self._folder() as folder:
+            opened = OpenedPackage(folder)
+            order = {r.record_id: i for i, r in enumerate(opened.records())}
+            rows = run_table_rows(opened, order)[path]
+        return _frame(Frame(tuple(TABLE_FIELDS[path]), rows))
 
 
 def _path(path: PathLike | None) -> Path | None:
     return Path(path) if path is not None else None
+
+
+def fetch_sources(cache: PathLike | None = None, base_url: str = DEFAULT_BASE_URL) -> Path:
+    """Download the pinned upstream archives into ``cache`` (default: the fetch cache) and
+    extract the pinned files, each checked against its sha256 (``dmbench sources fetch``)."""
+    return fetch(Path(cache) if cache is not None else paths.fetch_cache_dir(), base_url=base_url)
 
 
 def write_leaderboard(board: dict[str, Any], out: PathLike, fmt: str) -> Path:
@@ -282,49 +421,25 @@ def score_pair(reference: str, generated: str, metric: str = DEFAULT_METRIC) -> 
     return compute(reference, generated, metric)
 
 
-#: The library API, and below it what the command line uses besides (its one door to the stages).
+#: The library API: the verbs, and the values and defaults their arguments and results use.
 __all__ = [
     "Package",
+    "fetch_sources",
     "parse",
     "quirk_tables",
     "score_pair",
     "write_leaderboard",
-    "API_URLS",
+    "write_metadata",
     "CONTROLS",
     "VIEWS",
     "CUT",
     "DATASET_CHOICES",
     "DEFAULT_BASE_URL",
-    "JUDGE",
     "DESCRIPTOR",
+    "JUDGE",
     "JudgeOptions",
     "JudgeRun",
-    "LAYOUT",
-    "PLANTUML_VERSION",
-    "VALIDITY_FIELDS",
+    "METRICS",
     "SCORE_SOURCES",
     "TOKEN_ENV",
-    "ZenodoClient",
-    "agreement_csv",
-    "agreement_markdown",
-    "agreement_table",
-    "build_deposit",
-    "build_site",
-    "cache_dir_for",
-    "check_package",
-    "fetch",
-    "package_diagrams",
-    "refuse_foreign",
-    "render_diagrams",
-    "require_package",
-    "run_pipeline",
-    "upload_deposit",
-    "validity_csv_rows",
-    "validity_markdown",
-    "validity_table",
-    "write_drawings",
-    "write_errata",
-    "write_metadata",
-    "write_tables",
-    "write_validity",
 ]

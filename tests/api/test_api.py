@@ -51,6 +51,8 @@ def test_package_judge_drives_a_panel_against_the_scripted_server(tmp_path, fake
                                      "n_unreadable_generated": 0}  # fmt: skip
     (row,) = package.leaderboard()["rows"]
     assert (row["candidate"], row["judge"], row["n"]) == ("calamo", MODEL, 8)
+    frame = package.leaderboard_frame()  # the LLM column named as in every frame, ranks integers
+    assert (frame.model[0], frame["rank"][0], frame["rank"].dtype) == (row["llm"], 1, "Int64")
     shown_both_ways = {round(6 / 14, 9), round(8 / 14, 9), 0.5}  # the seeded order decides
     assert {round(r["s_final"], 9) for r in judged.rows()} <= shown_both_ways
     with pytest.raises(dmbench.errors.OptionError, match="given twice"):
@@ -114,3 +116,35 @@ def test_a_folder_without_a_package_is_refused_and_left_empty(tmp_path):
         dmbench.Package(tmp_path).score()
     assert refused.value.hint and "--package" in refused.value.hint
     assert list(tmp_path.iterdir()) == []
+
+
+def test_table2_is_a_frame_of_flat_numeric_columns_with_the_papers_rows():
+    """Each element's statistics are float columns (NaN where none), unrounded; the minimax
+    rows (imported, not canonical) come only when asked for."""
+    package = dmbench.Package(built_package())
+    table2 = package.tables(table="table2")
+    assert list(table2.index) == list(range(len(table2))) and table2.canonical.all()
+    cells = [f"{e}_{s}" for e in ("class", "attribute", "association")
+             for s in ("median", "std", "ci_low", "ci_high")]  # fmt: skip
+    assert all(table2[c].dtype == float for c in [*cells, "fail_pct", "rejected_pct"])
+    assert "model" in table2.columns and "llm" not in table2.columns
+    published = package.table_set().results
+    (chen,) = [r for r in published if r.table == "table2" and r.series == "chen__glm-5.1_cloud"]
+    row = table2[table2.series == "chen__glm-5.1_cloud"].iloc[0]
+    assert row.class_median == chen.median["class"] and row.class_ci_low == chen.ci_low["class"]
+    every = package.tables(table="table2", all_rows=True)
+    assert len(every) > len(table2) and not every.canonical.all()
+    assert set(package.tables(table="table3").dataset) == {"ds2"}
+    with pytest.raises(dmbench.UnknownNameError, match="table4"):
+        package.tables(table="table4")
+
+
+def test_a_deposit_zip_is_read_as_the_folder_it_was_made_from(deposit, deposit_package):
+    """records(), runs(), scores() and tables() of the package zip equal the folder's."""
+    from dmbench.release.deposit import PACKAGE_ZIP
+
+    zipped, folder = dmbench.Package(deposit / PACKAGE_ZIP), dmbench.Package(deposit_package)
+    assert zipped.records().equals(folder.records())
+    assert zipped.runs().equals(folder.runs())
+    assert zipped.scores().equals(folder.scores())
+    assert zipped.tables(table="table3").equals(folder.tables(table="table3"))

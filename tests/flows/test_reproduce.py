@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 import functools
+import shutil
+import sys
 from pathlib import Path
 
+import pytest
 from archive_server import ArchiveServer, served
+from results_support import deposit_ready_package
 
 from dmbench.core import paths
 from dmbench.flows import reproduce
+from dmbench.runs.store import list_runs
 from dmbench.sources import fetch, verify_all
+from dmbench.sources.records import RECORDS_PATH, read_records
+from dmbench.tables.errata import errata_markdown
 
 
 def test_missing_sources_are_downloaded_into_the_fetch_cache(
@@ -37,3 +44,40 @@ def test_mirrored_sources_are_used_without_download(upstream_dir: Path, tmp_path
     sources, notes = reproduce.ensure_prerequisites(upstream_dir, tmp_path)
     assert sources == upstream_dir
     assert notes == f"sources {upstream_dir} verified (60 files)"
+
+
+def _spy(monkeypatch, function) -> list[tuple]:
+    """Count ``function``'s calls wherever dmbench imported it by name; the arguments of each."""
+    calls: list[tuple] = []
+
+    def spy(*args, **kwargs):
+        calls.append(args)
+        return function(*args, **kwargs)
+
+    for module in [m for name, m in sys.modules.items() if name.startswith("dmbench")]:
+        if getattr(module, function.__name__, None) is function:
+            monkeypatch.setattr(module, function.__name__, spy)
+    return calls
+
+
+@pytest.mark.needs_nltk
+def test_the_main_job_reads_the_records_and_the_runs_once(
+    upstream_dir: Path, tmp_path: Path, monkeypatch
+) -> None:
+    """From the package the build stage opens to the report, every stage reads the one opened
+    package: the run store is listed and ``data/records.csv`` read once in the process, though
+    the score stage rewrites every score file in between."""
+    package = Path(shutil.copytree(deposit_ready_package(), tmp_path / "package"))
+    listed, loaded = _spy(monkeypatch, list_runs), _spy(monkeypatch, read_records)
+    job = reproduce.Job(
+        package, upstream_dir, tmp_path / "results", tmp_path / "errata.md", tmp_path / "report",
+        sources=upstream_dir, opened=reproduce.OpenedPackage(package),
+    )  # fmt: skip
+    after_build = [name for name, _ in reproduce.STAGES][2:]
+    for name, stage in reproduce.STAGES[2:]:
+        ok, summary, detail = stage(job)
+        assert ok, f"{name}: {summary}\n{detail}"
+    assert after_build == ["verify", "score", "tables", "errata", "validate", "report"]
+    assert listed == [(package, job.package.records())]
+    assert loaded == [(package / RECORDS_PATH,)]
+    assert (tmp_path / "errata.md").read_text("utf-8") == errata_markdown(package, upstream_dir)

@@ -9,14 +9,7 @@ from pathlib import Path
 import click
 
 from dmbench import core
-from dmbench.api import (
-    API_URLS,
-    TOKEN_ENV,
-    ZenodoClient,
-    build_deposit,
-    check_package,
-    upload_deposit,
-)
+from dmbench.api import TOKEN_ENV, Package
 from dmbench.cli._options import elapsed, package_option
 from dmbench.errors import MissingPrerequisiteError
 
@@ -80,7 +73,7 @@ def deposit(
     if not upload:
         if sandbox or new_version_of is not None:
             raise click.UsageError("--sandbox and --new-version-of go with --upload")
-        result = build_deposit(package_dir, out_dir, doi, draft, repo, wheels)
+        result = Package(package_dir).deposit(out_dir, doi, draft, repo, wheels)
     else:
         if doi:
             raise click.UsageError("--upload takes the DOI Zenodo reserves; leave out --doi")
@@ -90,15 +83,9 @@ def deposit(
                 f"${TOKEN_ENV} is not set: create a token with the deposit:write scope on "
                 "Zenodo (Applications > Personal access tokens) and export it"
             )
-        api = os.environ.get(API_URL_ENV) or API_URLS["sandbox" if sandbox else "zenodo"]
-        uploaded = upload_deposit(
-            ZenodoClient(api, token),
-            package_dir,
-            out_dir,
-            new_version_of,
-            draft,
-            repo,
-            progress=click.echo,
+        target = os.environ.get(API_URL_ENV) or ("sandbox" if sandbox else "zenodo")
+        uploaded = Package(package_dir).upload(
+            out_dir, token, target, new_version_of, draft, repo, progress=click.echo,
             wheels=wheels,
         )
         result = uploaded.deposit
@@ -135,7 +122,7 @@ def check(path: Path, sha256: str | None, md5: str | None, no_anchor: bool, plan
     Exit 0: it holds and is anchored; 1: it does not hold; 3: it holds but nothing outside
     it anchored it (--no-anchor accepts that).
     """
-    report = check_package(path, sha256, md5, plantuml, no_anchor)
+    report = Package(path).check(sha256, md5, plantuml, no_anchor)
     click.echo(report.render())
     click.echo(f"check ({report.seconds:.1f} s)")
     if report.exit_code:

@@ -7,16 +7,7 @@ from pathlib import Path
 import click
 
 from dmbench import core
-from dmbench.api import (
-    LAYOUT,
-    PLANTUML_VERSION,
-    build_site,
-    cache_dir_for,
-    package_diagrams,
-    refuse_foreign,
-    render_diagrams,
-    write_drawings,
-)
+from dmbench.api import Package
 from dmbench.cli._options import package_option, split_ids
 
 
@@ -44,20 +35,8 @@ def render(run_ids: tuple[str, ...], out: Path | None, package_dir: Path | None)
     .dmbench-cache/render/; a diagram PlantUML rejects is drawn after the least repair that
     makes PlantUML accept it.
     """
-    package = core.package_dir(package_dir)
-    ids = split_ids(run_ids)
-    if out is not None:
-        refuse_foreign(out, package, "render")
-    sources = package_diagrams(package, ids or None)
-    batch = render_diagrams(sources, cache_dir_for(package))
-    if out is not None:
-        write_drawings(batch, out, package)
-    click.echo(
-        f"{len(batch.renderings)} distinct diagrams: {batch.drawn} sent to PlantUML "
-        f"{PLANTUML_VERSION} ({LAYOUT}), {batch.cached} from the cache; {batch.rejected} rejected "
-        f"as written, {batch.repaired} drawn repaired, {batch.failed} not drawn "
-        f"({batch.seconds:.1f} s)"
-    )
+    batch = Package(core.package_dir(package_dir)).render(split_ids(run_ids), out)
+    click.echo(batch.summary())
 
 
 @click.command()
@@ -75,8 +54,8 @@ def report(out: Path, package_dir: Path | None) -> None:
 
     It works from file:// with no network; open OUT/index.html in a browser.
     """
-    result = build_site(
-        core.package_dir(package_dir), out, progress=lambda m: click.echo(m, err=True)
+    result = Package(core.package_dir(package_dir)).report(
+        out, progress=lambda m: click.echo(m, err=True)
     )
     click.echo(f"{result.summary()} ({result.seconds:.1f} s)")
     for problem in result.check.problems:

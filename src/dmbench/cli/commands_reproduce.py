@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from dmbench import core
-from dmbench.api import run_pipeline
+from dmbench.api import Package
 from dmbench.cli._options import elapsed, package_option, sources_option
 
 
@@ -58,8 +58,8 @@ def reproduce(
     package_dir = core.package_dir(package_dir)
     started = time.perf_counter()
     failed = None
-    stages = run_pipeline(
-        package_dir, sources_dir, out, errata_path, workers, report_dir, rescore_all=rescore
+    stages = Package(package_dir).reproduce(
+        sources_dir, out, errata_path, report_dir, workers, rescore_all=rescore
     )
     for stage in stages:
         if stage.name == "verify" or not stage.ok:

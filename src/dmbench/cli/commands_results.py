@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from dmbench import core
-from dmbench.api import SCORE_SOURCES, Package, require_package, write_errata, write_tables
+from dmbench.api import SCORE_SOURCES, Package
 from dmbench.cli._metric_option import metric_option
 from dmbench.cli._options import elapsed, package_option, sources_option, split_ids
 
@@ -74,7 +74,7 @@ def score(
 def tables(fmt: str, out: Path, metric: str, source: str, package_dir: Path | None) -> None:
     """Rebuild Table 1 (the corpora, both readings) and Tables 2-3 (scores per candidate, LLM)."""
     started = time.perf_counter()
-    table = Package(core.package_dir(package_dir)).tables(metric, source)
+    table = Package(core.package_dir(package_dir)).table_set(metric, source)
     if table.unscored:
         click.echo(
             f"note: {len(table.unscored)} run(s) without {source} {metric} scores left out "
@@ -85,7 +85,7 @@ def tables(fmt: str, out: Path, metric: str, source: str, package_dir: Path | No
         click.echo(json.dumps(table.records(), indent=2, ensure_ascii=False))
         click.echo(f"tables ({elapsed(started)})", err=True)
         return
-    written = write_tables(table, out)
+    written = table.write(out)
     click.echo(f"wrote {len(written)} files to {out} ({elapsed(started)})")
 
 
@@ -116,5 +116,5 @@ def errata(out: Path, sources_dir: Path | None, package_dir: Path | None) -> Non
     """Write the errata: the paper's claims (Table 1, section 3.3's metric study, the best cells
     of Tables 2-3) and the scoring facts, measured from data."""
     started = time.perf_counter()
-    path = write_errata(require_package(core.package_dir(package_dir)), out, sources_dir)
+    path = Package(core.package_dir(package_dir)).errata(out, sources_dir)
     click.echo(f"wrote {path} ({elapsed(started)})")

@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from dmbench import core
-from dmbench.api import DEFAULT_BASE_URL, DESCRIPTOR, Package, fetch, write_metadata
+from dmbench.api import DEFAULT_BASE_URL, DESCRIPTOR, Package, fetch_sources, write_metadata
 from dmbench.cli._options import elapsed, package_option, sources_option
 
 
@@ -33,7 +33,7 @@ def sources() -> None:
 )
 def sources_fetch(cache: Path | None, base_url: str) -> None:
     """Download the pinned upstream archives and extract the pinned files, hash-checked."""
-    target = fetch(cache or core.fetch_cache_dir(), base_url=base_url)
+    target = fetch_sources(cache, base_url)
     click.echo(f"sources ready in {target}")
 
 

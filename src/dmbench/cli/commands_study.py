@@ -9,9 +9,8 @@ from pathlib import Path
 import click
 
 from dmbench import core
-from dmbench.api import agreement_csv, agreement_markdown, agreement_table, require_package
+from dmbench.api import METRICS, Package
 from dmbench.cli._options import elapsed, package_option, sources_option
-from dmbench.metrics import METRICS
 
 
 @click.command()
@@ -50,17 +49,12 @@ def agreement(
 
     Judge rows (judge:<model>) come from the package's `dmbench judge --study` runs."""
     started = time.perf_counter()
-    if package_dir is not None:
-        require_package(package_dir)
-    package = core.package_dir(package_dir)
-    sources = sources_dir if sources_dir is not None else core.default_sources_dir()
-    table = agreement_table(sources, metrics or None, package)
+    package = Package(core.package_dir(package_dir))
+    table = package.agreement(sources_dir, metrics, strict=package_dir is not None)
     if fmt == "json":
         text = json.dumps(table.to_json(), indent=2, ensure_ascii=False) + "\n"
-    elif fmt == "csv":
-        text = agreement_csv(table)
     else:
-        text = agreement_markdown(table)
+        text = table.csv() if fmt == "csv" else table.markdown()
     if out is None:
         click.echo(text, nl=False)
     else:

@@ -8,13 +8,7 @@ from pathlib import Path
 import click
 
 from dmbench import core
-from dmbench.api import (
-    VALIDITY_FIELDS,
-    validity_csv_rows,
-    validity_markdown,
-    validity_table,
-    write_validity,
-)
+from dmbench.api import Package
 from dmbench.cli._options import package_option
 
 
@@ -40,13 +34,9 @@ def validity(fmt: str, out: Path | None, package_dir: Path | None) -> None:
     Also what upstream's validator rejects and what the standard reading cannot parse; the
     references get the same counts. Diagrams not drawn yet are drawn (and cached) first.
     """
-    table = validity_table(core.package_dir(package_dir))
-    if out is not None:
-        write_validity(table, out)
+    table = Package(core.package_dir(package_dir)).validity(out)
     if fmt == "json":
         click.echo(json.dumps(table.to_json(), indent=2))
-    elif fmt == "csv":
-        click.echo(core.csv_text(VALIDITY_FIELDS, validity_csv_rows(table)), nl=False)
     else:
-        click.echo(validity_markdown(table), nl=False)
+        click.echo(table.csv() if fmt == "csv" else table.markdown(), nl=False)
 

@@ -48,7 +48,8 @@ from dmbench.package.validate import run_json_validator
 from dmbench.runs.generate import Progress, generate_run
 from dmbench.runs.jobs import check_ready
 from dmbench.runs.pair_scores import PairScores
-from dmbench.runs.rescoring import Rescored, rescore, select_runs
+from dmbench.runs.opened import PackageSource, open_package
+from dmbench.runs.rescoring import Rescored, rescore
 from dmbench.runs.scores import replace_scores
 from dmbench.runs.store import RUN_FILE, Run
 from dmbench.sources.prompts import PROMPTS_DIR
@@ -83,7 +84,7 @@ def score_runs(
 
 
 def score_metrics(
-    package_dir: Path,
+    package: PackageSource,
     metrics: Sequence[str],
     run_ids: Sequence[str] | None = None,
     workers: int | None = None,
@@ -92,17 +93,19 @@ def score_metrics(
 ) -> list[ScoringResult]:
     """``score_runs`` for several metrics at once: each run's score file is written once and
     the tables refreshed once, however many metrics (the main job scores six). Pairs found in
-    ``kept`` are not computed again (see ``runs.pair_scores``)."""
-    require_package(package_dir)
+    ``kept`` are not computed again (see ``runs.pair_scores``); an opened ``package`` must be
+    taken ``rescored()`` afterwards to read the new scores."""
+    opened = open_package(package)
+    require_package(opened.path)
     results, all_rescored = [], []
-    with package_lock(package_dir):
-        runs = select_runs(package_dir, run_ids)
+    with package_lock(opened.path):
+        runs = opened.select_runs(run_ids)
         records = None
         for metric in metrics:
             started = time.perf_counter()
             given = (rescored or {}).get(metric)
             if given is None:
-                records = records or load_records(package_dir)
+                records = records or opened.records()
                 given = rescore(records, runs, metric, workers, kept)
             elif given.metric != metric or not {r.info.run_id for r in runs} <= set(given.rows):
                 raise ValueError("the given rows are not of this metric and these runs")
@@ -122,7 +125,7 @@ def score_metrics(
         for run in runs:
             run_id = run.info.run_id
             replace_scores(run.path, [row for r in all_rescored for row in r.rows[run_id]])
-        refresh(package_dir)
+        refresh(opened.rescored())
     return results
 
 

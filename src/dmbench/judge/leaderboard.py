@@ -45,8 +45,7 @@ from dmbench.judge.runs import JudgeRun, find_judge_run, list_judge_runs, run_cr
 from dmbench.judge.spec import JUDGE
 from dmbench.judge.tells import class_count, diagram_of, tells_table
 from dmbench.judge.views import DEFAULT_VIEW
-from dmbench.runs.store import list_runs
-from dmbench.sources.records import load_records
+from dmbench.runs.opened import OpenedPackage, PackageSource, open_package
 
 BOOTSTRAP_RESAMPLES = 10_000
 BOOTSTRAP_SEED = 20261201
@@ -117,8 +116,8 @@ def panel_alpha(rows: Sequence[dict[str, Any]], judges: Sequence[str]) -> float 
     return float(krippendorff.alpha(reliability_data=data, level_of_measurement="interval"))
 
 
-def _series(package_dir: Path) -> dict[str, tuple[str, str | None]]:
-    return {run.info.run_id: (run.info.candidate, run.info.model) for run in list_runs(package_dir)}
+def _series(package: OpenedPackage) -> dict[str, tuple[str, str | None]]:
+    return {run.info.run_id: (run.info.candidate, run.info.model) for run in package.runs()}
 
 
 def protocol(run: JudgeRun) -> dict[str, Any]:
@@ -258,17 +257,18 @@ def _read_runs(package_dir: Path, judge_run_id: str | None) -> list[JudgeRun]:
     return runs
 
 
-def leaderboard_boards(package_dir: Path, judge_run_id: str | None = None) -> list[Board]:
+def leaderboard_boards(package: PackageSource, judge_run_id: str | None = None) -> list[Board]:
     """Per board (judge runs of one protocol), a row per (candidate, LLM) it judged, best
     ``overall`` first and ranked, the identity control last and unranked; an instance judged by
     two runs of a board counts once (the first run's, by run id). Detectability runs are not
     boards (see :func:`detectability`)."""
-    package_dir = Path(package_dir)
+    opened = open_package(package)
+    package_dir = opened.path
     runs = [r for r in _read_runs(package_dir, judge_run_id)
             if r.info["settings"]["control"] != "detect"]  # fmt: skip
-    series = _series(package_dir)
-    canonical = frozenset(run.info.run_id for run in list_runs(package_dir) if run.info.canonical)
-    sizes = _class_counts(package_dir)
+    series = _series(opened)
+    canonical = frozenset(run.info.run_id for run in opened.runs() if run.info.canonical)
+    sizes = _class_counts(opened)
     grouped: dict[str, list[JudgeRun]] = defaultdict(list)
     for run in runs:
         grouped[json.dumps(protocol(run), sort_keys=True)].append(run)
@@ -421,11 +421,11 @@ def _size_controlled(
         entry.row["size_slope"] = float(slope[0])
 
 
-def _class_counts(package_dir: Path) -> dict[tuple[str, str], tuple[int, int]]:
+def _class_counts(package: OpenedPackage) -> dict[tuple[str, str], tuple[int, int]]:
     """(output classes, reference classes) per (run id, record id) of the package."""
-    references = {r.record_id: r.reference for r in load_records(package_dir)}
+    references = {r.record_id: r.reference for r in package.records()}
     counts = {}
-    for run in list_runs(package_dir):
+    for run in package.runs():
         for output in run.outputs():
             reference = references.get(output.record_id)
             if reference is not None:
@@ -436,14 +436,15 @@ def _class_counts(package_dir: Path) -> dict[tuple[str, str], tuple[int, int]]:
     return counts
 
 
-def detectability(package_dir: Path, judge_run_id: str | None = None) -> list[dict[str, Any]]:
+def detectability(package: PackageSource, judge_run_id: str | None = None) -> list[dict[str, Any]]:
     """Per detect protocol (judges, view, options): the share of judgements that name the
     reference as the diagram a person drew, with a 95% bootstrap interval over records, and
     the same share per candidate. Above 0.5 the judge can tell the reference apart."""
-    package_dir = Path(package_dir)
+    opened = open_package(package)
+    package_dir = opened.path
     runs = [r for r in _read_runs(package_dir, judge_run_id)
             if r.info["settings"]["control"] == "detect"]  # fmt: skip
-    series = _series(package_dir)
+    series = _series(opened)
     grouped: dict[str, list[JudgeRun]] = defaultdict(list)
     for run in runs:
         grouped[json.dumps(protocol(run), sort_keys=True)].append(run)
@@ -523,13 +524,15 @@ def view_agreement(boards: Sequence[Board]) -> list[dict[str, Any]]:
     return out
 
 
-def judged_tells(package_dir: Path, boards: Sequence[Board],
+def judged_tells(package: PackageSource, boards: Sequence[Board],
                  detect: Sequence[dict[str, Any]]) -> dict[str, Any]:  # fmt: skip
     """The tells (:mod:`dmbench.judge.tells`) of every pair an output board or a detect run
     judged."""
-    references = {r.record_id: r.reference for r in load_records(package_dir)}
+    opened = open_package(package)
+    package_dir = opened.path
+    references = {r.record_id: r.reference for r in opened.records()}
     outputs = {(run.info.run_id, o.record_id): o.generated
-               for run in list_runs(package_dir) for o in run.outputs()}  # fmt: skip
+               for run in opened.runs() for o in run.outputs()}  # fmt: skip
     judged = {(row["run_id"], row["record_id"]) for b in boards for e in b.entries
               if not e.control for row in e.judged}  # fmt: skip
     for entry in detect:

@@ -27,12 +27,12 @@ from dmbench.package.swap import PACKAGE_FOLDERS, STAGING_PREFIX, swap_in
 from dmbench.package.tables import write_run_tables
 from dmbench.package.validate import validate_package
 from dmbench.runs.import_published import import_published_runs
+from dmbench.runs.opened import PackageSource, open_package
 from dmbench.runs.store import OUTPUTS_FILE, RUN_FILE, RUNS_DIR, cut_torn_tail
 from dmbench.sources import read_verified, repositories, verify_all
 from dmbench.sources.prompts import install_prompts
 from dmbench.sources.records import (
     RECORDS_PATH,
-    load_records,
     records_from_sources,
     write_records,
 )
@@ -65,11 +65,13 @@ def install_upstream_licenses(sources_dir: Path, package_dir: Path) -> None:
         (target / f"{repo.name}.LICENSE").write_bytes(read_verified(sources_dir, pin))
 
 
-def refresh(package_dir: Path) -> None:
-    """Re-derive the run tables and ``datapackage.json`` after runs or scores changed."""
-    order = {r.record_id: i for i, r in enumerate(load_records(package_dir))}
-    write_run_tables(package_dir, order)
-    write_descriptor(package_dir)
+def refresh(package: PackageSource) -> None:
+    """Re-derive the run tables and ``datapackage.json`` after runs or scores changed (an
+    opened package must have been opened, or rescored, after the change)."""
+    opened = open_package(package)
+    order = {r.record_id: i for i, r in enumerate(opened.records())}
+    write_run_tables(opened, order)
+    write_descriptor(opened.path)
 
 
 def _carry_generated_runs(old_package: Path, staging: Path, imported: set[str]) -> int:
@@ -111,6 +113,8 @@ def _origin(run_dir: Path) -> str | None:
 
 
 def build(package_dir: Path, sources_dir: Path) -> BuildResult:
+    """Build the package in ``package_dir`` from the pinned sources: made aside under the package
+    lock, validated, then swapped in whole, so a failed or killed build leaves the previous one."""
     package_dir = Path(package_dir).resolve()
     package_dir.mkdir(parents=True, exist_ok=True)
     verify_all(sources_dir)

@@ -14,7 +14,8 @@ from dmbench.core import atomic
 from dmbench.core.csvio import csv_text
 from dmbench.core.hashing import sha256_text
 from dmbench.judge.runs import list_judge_runs
-from dmbench.runs.store import OutputRow, Run, list_runs
+from dmbench.runs.opened import PackageSource, open_package
+from dmbench.runs.store import OutputRow, Run
 
 RUNS_PATH = "data/runs.csv"
 OUTPUTS_PATH = "data/outputs.csv"
@@ -172,14 +173,16 @@ def judge_study_rows(package_dir: Path) -> list[dict[str, Any]]:
 
 
 def run_table_rows(
-    package_dir: Path, record_order: Mapping[str, int]
+    package: PackageSource, record_order: Mapping[str, int]
 ) -> dict[str, list[dict[str, Any]]]:
     """The rows of runs, outputs, scores and judgements as ``runs/`` defines them, typed."""
     run_rows = []
     outputs = []
-    scores = []
+    scores: list[dict[str, Any]] = []
     origin_order = {"published": 0, "recomputed": 1}
-    for run in list_runs(Path(package_dir)):
+    opened = open_package(package)
+    package_dir = opened.path
+    for run in opened.runs():
         stored = sorted(run.outputs(), key=lambda r: record_order[r.record_id])
         run_rows.append(_run_row(run, stored))
         for row in stored:
@@ -219,13 +222,14 @@ TABLE_FIELDS = {
 }
 
 
-def run_tables(package_dir: Path, record_order: Mapping[str, int]) -> dict[str, str]:
+def run_tables(package: PackageSource, record_order: Mapping[str, int]) -> dict[str, str]:
     """The CSV text of runs, outputs, scores and judgements as ``runs/`` defines them."""
-    rows = run_table_rows(package_dir, record_order)
+    rows = run_table_rows(package, record_order)
     return {path: csv_text(TABLE_FIELDS[path], rows[path]) for path in TABLE_FIELDS}
 
 
-def write_run_tables(package_dir: Path, record_order: Mapping[str, int]) -> None:
+def write_run_tables(package: PackageSource, record_order: Mapping[str, int]) -> None:
     """Rewrite runs, outputs, scores and judgements from ``runs/`` (outputs in record order)."""
-    for path, text in run_tables(package_dir, record_order).items():
-        atomic.write_text(Path(package_dir) / path, text)
+    folder = open_package(package).path
+    for path, text in run_tables(package, record_order).items():
+        atomic.write_text(folder / path, text)

@@ -40,6 +40,7 @@ from dmbench.package.swap import PACKAGE_FOLDERS
 from dmbench.package.tables import run_tables
 from dmbench.package.zipped import opened_package
 from dmbench.plantuml import READINGS, ParseError, parse
+from dmbench.runs.opened import OpenedPackage, PackageSource
 from dmbench.runs.store import JUDGE_RUN_PREFIX, RUN_FILE, RUNS_DIR
 from dmbench.sources.records import DATASETS, RECORDS_PATH
 
@@ -349,11 +350,14 @@ def _tables(package_dir: Path, report: Report) -> None:
     report.checks.append("every reference diagram parses under both readings")
 
 
-def _derived_tables(package_dir: Path, report: Report) -> None:
-    """runs.csv, outputs.csv and scores.csv must say exactly what the run store says."""
+def _derived_tables(
+    package_dir: Path, report: Report, opened: OpenedPackage | None = None
+) -> None:
+    """runs.csv, outputs.csv and scores.csv must say exactly what the run store says (as read
+    into ``opened``, when the caller has read it since it last changed)."""
     records = read_csv(package_dir / RECORDS_PATH)
     order = {row["record_id"]: i for i, (_, row) in enumerate(records)}
-    for path, text in run_tables(package_dir, order).items():
+    for path, text in run_tables(opened or package_dir, order).items():
         if (package_dir / path).read_bytes() != text.encode("utf-8"):
             report.add(
                 "derived-table",
@@ -399,17 +403,22 @@ def _run_files(package_dir: Path, report: Report) -> None:
     )
 
 
-def validate_package(package_dir: Path) -> Report:
-    """Validate the package folder ``package_dir``, or a package zip as ``check`` reads it
-    (only its declared files, at their declared sizes)."""
-    package_dir = Path(package_dir)
+def validate_package(package: PackageSource) -> Report:
+    """Validate the package folder, or a package zip as ``check`` reads it (only its declared
+    files, at their declared sizes); an opened package's runs are not read again."""
+    if isinstance(package, OpenedPackage):
+        opened, package_dir = package, package.path
+    else:
+        opened, package_dir = None, Path(package)
     if package_dir.is_file():
         with opened_package(package_dir) as folder:
             return _validate(folder, str(package_dir), extracted=True)
-    return _validate(package_dir, str(package_dir / DESCRIPTOR))
+    return _validate(package_dir, str(package_dir / DESCRIPTOR), opened=opened)
 
 
-def _validate(package_dir: Path, label: str, extracted: bool = False) -> Report:
+def _validate(
+    package_dir: Path, label: str, extracted: bool = False, opened: OpenedPackage | None = None
+) -> Report:
     """``extracted``: the folder is a zip's temporary extraction, never named in a message."""
     settle_interrupted_swap(package_dir)
     report = Report(label)
@@ -424,7 +433,8 @@ def _validate(package_dir: Path, label: str, extracted: bool = False) -> Report:
     if listed is not None and _local_descriptor(package_dir, listed, report):
         _frictionless(package_dir, report)
     files = partial(_files, descriptor_resources=listed or [])
-    for check in (files, _tables, _derived_tables, _run_files):
+    derived = partial(_derived_tables, opened=opened)
+    for check in (files, _tables, derived, _run_files):
         try:
             check(package_dir, report=report)
         except (OSError, KeyError, ValueError, csv.Error, PackageError) as exc:

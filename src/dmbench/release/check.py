@@ -49,7 +49,7 @@ from dmbench.runs.scores import ScoreRow
 from dmbench.runs.store import RUNS_DIR
 from dmbench.runs.verify import VerifyReport, verify
 from dmbench.sources.records import RECORDS_PATH
-from dmbench.tables.published_tables import write_published_tables
+from dmbench.tables.published_tables import published_tables, write_published_tables
 from dmbench.tables.validity import VALIDITY_FILES, validity_table, write_validity
 
 TOLERANCE = 1e-9
@@ -425,7 +425,7 @@ def _compare_files(
 def _tables(package_dir: Path, report: CheckReport, plantuml: bool) -> None:
     shipped_dir = package_dir / RESULTS_DIR
     with tempfile.TemporaryDirectory(prefix="dmbench-check-tables-") as tmp:
-        written = write_published_tables(package_dir, Path(tmp))
+        written = write_published_tables(published_tables(package_dir), Path(tmp))
         recomputed = {p.relative_to(tmp).as_posix(): p.read_text("utf-8") for p in written}
     shipped = {
         p.relative_to(shipped_dir).as_posix(): p

@@ -133,6 +133,15 @@ class RenderBatch:
         """Diagrams nothing draws (the report says why in words)."""
         return sum(not r.ok for r in self.renderings.values())
 
+    def summary(self) -> str:
+        """One line, as ``dmbench render`` prints it: what was drawn, cached, rejected."""
+        return (
+            f"{len(self.renderings)} distinct diagrams: {self.drawn} sent to PlantUML "
+            f"{PLANTUML_VERSION} ({LAYOUT}), {self.cached} from the cache; {self.rejected} "
+            f"rejected as written, {self.repaired} drawn repaired, {self.failed} not drawn "
+            f"({self.seconds:.1f} s)"
+        )
+
 
 def cache_dir_for(package_dir: Path) -> Path:
     """The SVG cache of a package; the PlantUML version and layout are part of the path.

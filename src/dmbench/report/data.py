@@ -16,11 +16,11 @@ from dmbench.core.hashing import sha256_text
 from dmbench.errors import MissingPrerequisiteError
 from dmbench.judge import list_judge_runs, raw_reply
 from dmbench.metrics import METRICS, PUBLISHED_METRIC, Explanation, explain
-from dmbench.package import BenchmarkRecord, load_records
+from dmbench.package import BenchmarkRecord
 from dmbench.report.elements import ElementMatching, element_matching
-from dmbench.runs.rescoring import select_runs
+from dmbench.runs.opened import PackageSource, open_package
 from dmbench.runs.scores import ScoreRow
-from dmbench.runs.store import Run, list_runs
+from dmbench.runs.store import Run
 from dmbench.tables.results import is_rejection, select_scores, series_of
 
 CANDIDATE_ORDER = tuple(CANDIDATES)
@@ -185,10 +185,12 @@ def _memo(
     return explained[key]
 
 
-def record_views(package_dir: Path) -> list[RecordView]:
+def record_views(package: PackageSource) -> list[RecordView]:
     """Every record of the package with the outputs of every canonical run of its dataset."""
-    records = load_records(package_dir)
-    runs = [r for r in list_runs(package_dir) if r.info.canonical]
+    opened = open_package(package)
+    package_dir = opened.path
+    records = opened.records()
+    runs = [r for r in opened.runs() if r.info.canonical]
     cells = canonical_cells(runs)
     # (series, dataset) -> record id -> outputs in run order
     table: dict[tuple[str, str], dict[str, list[Output]]] = defaultdict(lambda: defaultdict(list))
@@ -227,10 +229,11 @@ def record_views(package_dir: Path) -> list[RecordView]:
     ]
 
 
-def package_diagrams(package_dir: Path, run_ids: list[str] | None = None) -> list[str]:
+def package_diagrams(package: PackageSource, run_ids: list[str] | None = None) -> list[str]:
     """The PlantUML sources to draw: every reference, then every non-empty output of the runs
     (all runs, canonical or not, unless ``run_ids`` names some)."""
-    sources = [r.reference for r in load_records(package_dir)]
-    for run in select_runs(package_dir, run_ids):
+    opened = open_package(package)
+    sources = [r.reference for r in opened.records()]
+    for run in opened.select_runs(run_ids):
         sources += [o.generated for o in run.outputs() if o.generated.strip()]
     return sources

@@ -50,6 +50,8 @@ def _parse(path: Path) -> _Page:
 
 
 def check_site(site: Path) -> SiteCheck:
+    """Every link and image of the site's pages resolves inside the site: a report opened from
+    ``file://`` must not show a broken one."""
     site = Path(site)
     pages = {p: _parse(p) for p in sorted(site.rglob("*.html"))}
     problems: list[str] = []

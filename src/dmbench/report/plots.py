@@ -75,6 +75,8 @@ def _pooled(table, cell: Cell, records: list[str], element: str) -> list[float]:
 
 
 def distribution_plot(views: list[RecordView], dataset: str, element: str) -> Plot:
+    """Per cell, the spread of one element's per-record scores: where the medians of Tables 2-3
+    hide a wide or skewed spread."""
     cells, records, table = _scores(views, dataset)
     values = [_pooled(table, cell, records, element) for cell in cells]
     figure, axes = _figure(1, 7.5, 3.6)
@@ -103,6 +105,7 @@ def distribution_plot(views: list[RecordView], dataset: str, element: str) -> Pl
 
 
 def metric_comparison_plot(views: list[RecordView], dataset: str) -> Plot:
+    """Each cell's mean under metrik-4 beside metrik-4-standard: what the compat reading changes."""
     cells, records, published = _scores(views, dataset, PUBLISHED_METRIC)
     _, _, standard = _scores(views, dataset, STANDARD_METRIC)
     figure, panels = _figure(len(ELEMENTS), 10, 3.4)
@@ -142,6 +145,7 @@ def metric_comparison_plot(views: list[RecordView], dataset: str) -> Plot:
 
 
 def failure_plot(views: list[RecordView], dataset: str) -> Plot:
+    """Per cell, the share of failed generations and of metric rejections, the two kinds of 0."""
     chosen = [v for v in views if v.record.dataset == dataset]
     cells = [cell for cell, _ in chosen[0].outputs] if chosen else []
     failed, rejected = [], []
@@ -175,6 +179,7 @@ def failure_plot(views: list[RecordView], dataset: str) -> Plot:
 
 
 def heatmap_plot(views: list[RecordView], dataset: str) -> Plot:
+    """Per record and cell, the mean score: which records are hard for every candidate."""
     cells, records, table = _scores(views, dataset)
     figure, panels = _figure(len(ELEMENTS), 10, 1.2 + 0.2 * len(records))
     for axes, element in zip(panels, ELEMENTS):
@@ -204,6 +209,7 @@ def heatmap_plot(views: list[RecordView], dataset: str) -> Plot:
 
 
 def all_plots(views: list[RecordView]) -> list[Plot]:
+    """The report's plots, per dataset in the order the index shows them."""
     datasets = list(dict.fromkeys(v.record.dataset for v in views))
     plots = []
     for dataset in datasets:

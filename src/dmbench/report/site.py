@@ -33,12 +33,14 @@ from dmbench.package.swap import PACKAGE_FOLDERS
 from dmbench.plantuml import parse
 from dmbench.render import LAYOUT, PLANTUML_VERSION, cache_dir_for, render_diagrams
 from dmbench.report import outdir
+from dmbench.runs.opened import PackageSource, open_package
 from dmbench.report.data import RecordView, record_views
 from dmbench.report.link_check import SiteCheck, check_site
 from dmbench.report.plots import DATASET_NAMES, all_plots
 from dmbench.tables.errata import errata_markdown
 from dmbench.tables.leaderboard_files import judge_leaderboard, leaderboard_markdown
 from dmbench.tables.render import (
+    TableSet,
     build_tables,
     comparisons_markdown,
     results_markdown,
@@ -181,20 +183,24 @@ def inputs_fingerprint(package_dir: Path) -> str:
 
 
 def build_site(
-    package_dir: Path,
+    package: PackageSource,
     out_dir: Path,
     cache_dir: Path | None = None,
     progress: Callable[[str], None] | None = None,
+    tables: TableSet | None = None,
+    errata: str | None = None,
 ) -> SiteResult:
     """Build the report of ``package_dir`` into ``out_dir`` (replaced whole) and check it.
 
     ``cache_dir`` holds the rendered SVG (default: the package's render cache). When the
     package holds judge runs, the index shows the judge leaderboard and each record page the
     judges' scores and reasons. ``out_dir`` must be new, empty or an earlier report (see
-    ``outdir``); a report built from the same inputs is kept as it is.
+    ``outdir``); a report built from the same inputs is kept as it is. ``tables`` (the published
+    metrik-4 tables) and ``errata`` (``errata_markdown``'s text) are used when already made.
     """
     started = time.perf_counter()
-    package_dir, out_dir = Path(package_dir), Path(out_dir)
+    opened = open_package(package)
+    package_dir, out_dir = opened.path, Path(out_dir)
     say = progress or (lambda message: None)
     outdir.refuse_foreign(out_dir, package_dir, "report", own_files=REPORT_FILES)
     outdir.finish_interrupted(out_dir)
@@ -203,15 +209,15 @@ def build_site(
         say("the report is up to date with the package")
         return kept
     say("reading the package and explaining metrik-4's matches")
-    views = record_views(package_dir)
+    views = record_views(opened)
     outputs = [o for v in views for _, runs in v.outputs for o in runs]
     sources = [v.record.reference for v in views] + [o.generated for o in outputs if o.has_diagram]
     say(f"rendering {len(set(sources))} distinct diagrams")
     batch = render_diagrams(sources, cache_dir or cache_dir_for(package_dir))
     say("drawing the plots")
     plots = all_plots(views)
-    tables = build_tables(package_dir, PUBLISHED_METRIC, "published")
-    judged = judge_leaderboard(package_dir)
+    tables = tables or build_tables(opened, PUBLISHED_METRIC, "published")
+    judged = judge_leaderboard(opened)
 
     staging = outdir.staging_for(out_dir)
     try:
@@ -257,7 +263,7 @@ def build_site(
             by_dataset=by_dataset,
             references=references,
             overview={v.record.record_id: _overview(v) for v in views},
-            errata=markdown_html(errata_markdown(package_dir), 2),
+            errata=markdown_html(errata or errata_markdown(opened), 2),
         )
         (staging / "index.html").write_text(index, "utf-8")
         page = environment.get_template("record.html")

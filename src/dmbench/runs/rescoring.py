@@ -13,29 +13,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
-from dmbench.errors import UnknownNameError
 from dmbench.metrics import DEFAULT_METRIC, BenchmarkScore, score_benchmark_many
 from dmbench.runs.pair_scores import PairScores, pair_key
 from dmbench.runs.scores import ScoreRow
-from dmbench.runs.store import Run, list_runs
+from dmbench.runs.opened import PackageSource, open_package
+from dmbench.runs.store import Run
 from dmbench.sources.records import BenchmarkRecord
 
 
-def select_runs(package_dir: Path, run_ids: Sequence[str] | None = None) -> list[Run]:
+def select_runs(package: PackageSource, run_ids: Sequence[str] | None = None) -> list[Run]:
     """The package's runs, or the named ones (an unknown name is an error, not a no-op)."""
-    runs = list_runs(package_dir)
-    if not run_ids:
-        return runs
-    by_id = {run.info.run_id: run for run in runs}
-    unknown = [r for r in run_ids if r not in by_id]
-    if unknown:
-        raise UnknownNameError(
-            f"unknown run id(s): {', '.join(unknown)}",
-            hint="`dmbench tables` or data/runs.csv list them",
-        )
-    return [by_id[r] for r in dict.fromkeys(run_ids)]
+    return open_package(package).select_runs(run_ids)
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,7 +56,11 @@ def rescore(
         )
     )
     keys = {pair: pair_key(metric, *pair) for pair in pairs} if kept is not None else {}
-    scored = {pair: found for pair, key in keys.items() if (found := kept.get(key)) is not None}
+    scored = {
+        pair: found
+        for pair, key in keys.items()
+        if kept is not None and (found := kept.get(key)) is not None
+    }
     missing = [pair for pair in pairs if pair not in scored]
     computed = score_benchmark_many(missing, metric=metric, workers=workers) if missing else []
     for pair, score in zip(missing, computed, strict=True):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Container
+from collections.abc import Container, Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,7 +23,7 @@ from dmbench.core.inputs import BOM, dataclass_from_json, parse_json
 from dmbench.errors import PackageError
 from dmbench.runs.jsonl import append_line, json_line, read_rows_once
 from dmbench.runs.scores import ScoreRow, read_scores, unknown_record
-from dmbench.sources.records import RECORDS_PATH, read_records
+from dmbench.sources.records import RECORDS_PATH, BenchmarkRecord, read_records
 
 RUNS_DIR = "runs"
 RUN_FILE = "run.json"
@@ -199,13 +199,17 @@ def load_run(path: Path) -> Run:
     return Run(Path(path), info)
 
 
-def list_runs(package_dir: Path) -> list[Run]:
+def list_runs(package_dir: Path, records: Iterable[BenchmarkRecord] | None = None) -> list[Run]:
+    """The generation runs under ``runs/``; ``records``, when the caller has read them already,
+    spare reading ``data/records.csv`` again."""
     root = Path(package_dir) / RUNS_DIR
     if not root.is_dir():
         return []
     records_file = Path(package_dir) / RECORDS_PATH
+    if records is None and records_file.is_file():
+        records = read_records(records_file)
     by_dataset: dict[str, set[str]] = {}
-    for record in read_records(records_file) if records_file.is_file() else ():
+    for record in records or ():
         by_dataset.setdefault(record.dataset, set()).add(record.record_id)
     runs = []
     for path in sorted(root.iterdir()):
@@ -213,7 +217,7 @@ def list_runs(package_dir: Path) -> list[Run]:
             continue
         if (path / RUN_FILE).exists():
             run = load_run(path)
-            if records_file.is_file():
+            if records is not None:
                 run.record_ids = frozenset(by_dataset.get(run.info.dataset, ()))
             runs.append(run)
         elif path.is_dir() and any(path.iterdir()):

@@ -26,10 +26,10 @@ from typing import Any
 from dmbench.errors import PackageError
 from dmbench.metrics import PUBLISHED_METRIC as METRIC
 from dmbench.metrics import SCORE_NAMES
-from dmbench.runs.rescoring import Rescored, rescore, select_runs
+from dmbench.runs.opened import PackageSource, open_package
+from dmbench.runs.rescoring import Rescored, rescore
 from dmbench.runs.scores import ScoreRow
 from dmbench.runs.store import Run
-from dmbench.sources.records import load_records
 
 TOLERANCE = 1e-9
 ELEMENTS = SCORE_NAMES
@@ -260,9 +260,11 @@ def check_records(
     check: RunCheck,
     run: Run,
     published: list[ScoreRow],
-    recomputed: list[ScoreRow],
+    recomputed: Sequence[ScoreRow],
     tolerance: float,
 ) -> None:
+    """Compare one run's published per-record scores with the recomputed ones, within
+    ``tolerance``; each difference is a mismatch unless a known exception explains it."""
     ours = {r.record_id: r for r in recomputed}
     for row in published:
         mine = ours[row.record_id]
@@ -291,6 +293,8 @@ def check_records(
 
 
 def check_summary(check: RunCheck, run: Run, published: list[ScoreRow], tolerance: float) -> None:
+    """Re-derive the run's published summary (means, counts, buckets) from its published rows:
+    the upstream artifacts must agree with themselves before dmbench trusts them."""
     upstream = (run.info.upstream or {}).get("summary") or {}
     errors = sum(r.error is not None for r in published)
     for element in ELEMENTS:
@@ -313,7 +317,7 @@ def check_summary(check: RunCheck, run: Run, published: list[ScoreRow], toleranc
 
 
 def verify(
-    package_dir: Path,
+    package: PackageSource,
     run_ids: Sequence[str] | None = None,
     workers: int | None = None,
     tolerance: float = TOLERANCE,
@@ -325,11 +329,12 @@ def verify(
     again, so that the main job computes each pair once for verification and storage.
     """
     started = time.perf_counter()
-    runs = [r for r in select_runs(package_dir, run_ids) if r.info.origin == "published"]
+    opened = open_package(package)
+    runs = [r for r in opened.select_runs(run_ids) if r.info.origin == "published"]
     if not runs:
         raise PackageError("no published runs to verify; run `dmbench build` first")
     if rescored is None:
-        rescored = rescore(load_records(package_dir), runs, METRIC, workers)
+        rescored = rescore(opened.records(), runs, METRIC, workers)
     checks = []
     for run in runs:
         published = [

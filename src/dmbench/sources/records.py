@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from dmbench.core.csvio import read_csv, write_csv
 from dmbench.core.hashing import sha256_text
@@ -127,7 +128,8 @@ def read_records(path: Path) -> list[BenchmarkRecord]:
     for line, row in rows:
         where = f"{path}, line {line}, record {row.get('record_id')!r}"
         try:
-            record = BenchmarkRecord(**{**row, "position": int(row["position"])})
+            fields: dict[str, Any] = {**row, "position": int(row["position"])}
+            record = BenchmarkRecord(**fields)
         except (TypeError, ValueError, KeyError) as exc:
             raise PackageError(f"{where}: {exc}") from exc
         for column in ("text", "reference"):
@@ -141,9 +143,18 @@ def read_records(path: Path) -> list[BenchmarkRecord]:
 
 def load_records(package_dir: Path, dataset: str = ALL_DATASETS) -> list[BenchmarkRecord]:
     """The package's records of one dataset (``ds1``, ``ds2``) or ``all``, in run order."""
+    require_dataset(dataset)
+    return of_dataset(read_records(Path(package_dir) / RECORDS_PATH), dataset)
+
+
+def require_dataset(dataset: str) -> None:
+    """A dataset name a command was given must be one of ``DATASET_CHOICES``."""
     if dataset not in DATASET_CHOICES:
         raise UnknownNameError(
             f"unknown dataset {dataset!r}; choose one of {', '.join(DATASET_CHOICES)}"
         )
-    records = read_records(Path(package_dir) / RECORDS_PATH)
+
+
+def of_dataset(records: list[BenchmarkRecord], dataset: str) -> list[BenchmarkRecord]:
+    """The records of ``dataset`` (``all``: every one), in their order."""
     return [r for r in records if dataset in (ALL_DATASETS, r.dataset)]

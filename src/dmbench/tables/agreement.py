@@ -305,6 +305,14 @@ class AgreementTable:
     confidence: float = CONFIDENCE
     versions: dict[str, str] = field(default_factory=library_versions)
 
+    def markdown(self) -> str:
+        """The table and the claims for reading (``dmbench agreement``)."""
+        return agreement_markdown(self)
+
+    def csv(self) -> str:
+        """The rows as CSV (``dmbench agreement --format csv``)."""
+        return agreement_csv(self)
+
     def to_json(self) -> dict:
         return {
             "rows": [r.to_record() for r in self.rows],
@@ -328,6 +336,8 @@ class AgreementTable:
 def published_rows(
     sources: Path, pairs: Sequence[StudyPair]
 ) -> tuple[list[AgreementRow], dict[str, dict[str, dict[str, float]]]]:
+    """The agreement rows of the study's five metrics as the study published their scores, and
+    those scores (per metric, pair and element) for the claims."""
     published = published_study_scores(sources)
     rows = [
         row
@@ -342,6 +352,7 @@ def study_claims(
     published: Mapping[str, Mapping[str, Mapping[str, float]]],
     pairs: Sequence[StudyPair],
 ) -> list[StudyClaim]:
+    """Section 3.3's claims, each measured on the published scores and the human ratings."""
     deltas = {
         name: [values[p.pair_id]["association"] - p.human_f1["association"] for p in pairs]
         for name, values in published.items()
@@ -412,6 +423,7 @@ def winners_markdown(rows: Sequence[AgreementRow]) -> list[str]:
 
 
 def claims_markdown(claims: Sequence[StudyClaim]) -> list[str]:
+    """The claims as a Markdown table: claim, whether it holds, what was measured."""
     return markdown_table(
         ["Claim", "Holds", "Measured"],
         [[_md(c.claim), "yes" if c.holds else "**no**", _md(c.measured)] for c in claims],

@@ -125,6 +125,7 @@ def _oriented_diff(comparison: Comparison, best: ResultRow) -> float:
 def find(
     comparisons: Sequence[Comparison], element: str, x: ResultRow, y: ResultRow
 ) -> Comparison | None:
+    """The comparison of cells ``x`` and ``y`` in ``element``, whichever was compared first."""
     for c in comparisons:
         if (c.metric, c.dataset, c.element) == (x.metric, x.dataset, element) and {c.a, c.b} == {
             x.series,

@@ -20,9 +20,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from dmbench.package import DATASETS, load_records
+from dmbench.package import DATASETS
 from dmbench.plantuml import READINGS, Diagram, parse
 from dmbench.plantuml.model import RELATIONSHIP_KINDS
+from dmbench.runs.opened import PackageSource, open_package
 
 TOTAL = "total"
 COUNT_FIELDS = (
@@ -94,9 +95,9 @@ def _add(total: dict[str, int], counts: dict[str, int]) -> None:
         total[key] += value
 
 
-def corpus_table(package_dir: Path, readings: tuple[str, ...] = READINGS) -> list[CorpusRow]:
+def corpus_table(package: PackageSource, readings: tuple[str, ...] = READINGS) -> list[CorpusRow]:
     """Table 1: one row per reading and dataset, then the total, in that order."""
-    records = load_records(package_dir)
+    records = open_package(package).records()
     rows = []
     for reading in readings:
         total = dict.fromkeys(COUNT_FIELDS, 0)

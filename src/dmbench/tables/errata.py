@@ -13,7 +13,7 @@ claimed value; "why" says what was measured instead when it does not.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,10 +22,9 @@ from dmbench.errors import PackageError
 from dmbench.llm.llm_candidate import CUT
 from dmbench.metrics import PUBLISHED_METRIC, STANDARD_METRIC
 from dmbench.metrics.metrik2 import CARDINALITY_CRASH
-from dmbench.package import load_records
 from dmbench.plantuml import READINGS, Relationship, parse
 from dmbench.plantuml.model import RELATIONSHIP_KINDS
-from dmbench.runs.store import list_runs
+from dmbench.runs.opened import OpenedPackage, PackageSource, open_package
 from dmbench.sources import BENCHMARK_REPO, METRICS_REPO, repository
 from dmbench.sources.published import published_run_pins
 from dmbench.sources.records import DATASETS
@@ -49,7 +48,9 @@ from dmbench.tables.rankings import ranking_columns, study_metrics
 from dmbench.tables.render import cell_label, markdown_table
 from dmbench.tables.results import ELEMENTS, PAPER_TABLES, ResultRow, results_tables
 from dmbench.tables.statistics import RESAMPLES, SEED, round_half_up
-from dmbench.tables.validity import COUNTS, validity_table
+from dmbench.tables.published_tables import RESULT_SETS, ResultSet
+from dmbench.tables.render import TableSet
+from dmbench.tables.validity import COUNTS, ValidityTable, validity_table
 
 RECORD_COUNT = sum(dataset.expected_records for dataset in DATASETS.values())
 SPEC_SECTION = "the behaviour specification (`upstream-behaviour.md`, section B.5)"
@@ -69,11 +70,13 @@ class Corpus:
         return self.rows[reading][TOTAL]
 
 
-def load_corpus(package_dir: Path) -> Corpus:
+def load_corpus(package: PackageSource, table1: Sequence[CorpusRow] | None = None) -> Corpus:
+    """Table 1 (``table1`` when already made) and the reference relationships, per reading."""
+    opened = open_package(package)
     rows: dict[str, dict[str, CorpusRow]] = defaultdict(dict)
-    for row in corpus_table(package_dir):
+    for row in corpus_table(opened) if table1 is None else table1:
         rows[row.reading][row.dataset] = row
-    records = load_records(package_dir)
+    records = opened.records()
     relationships = {
         reading: tuple(rel for r in records for rel in parse(r.reference, reading).relationships)
         for reading in READINGS
@@ -137,6 +140,7 @@ CLAIMS = (
 
 
 def shown(value: float, digits: int = 2) -> str:
+    """A measured value as the errata print it: an integer bare, else ``digits`` decimals."""
     return str(int(value)) if float(value).is_integer() else f"{value:.{digits}f}"
 
 
@@ -462,7 +466,7 @@ def _standard_metric_section(canonical: dict[str, list[ResultRow]]) -> list[str]
 METRIK2 = "metrik-2"
 
 
-def _metrik2_crash_section(package_dir: Path) -> list[str]:
+def _metrik2_crash_section(package: OpenedPackage) -> list[str]:
     """Which published records metrik-2 cannot score, from its recomputed rows."""
     lines = [
         "### 2.6 metrik-2 crashes on a cardinality bound `int()` cannot read",
@@ -479,7 +483,7 @@ def _metrik2_crash_section(package_dir: Path) -> list[str]:
     per_record: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     messages: dict[str, set[str]] = defaultdict(set)
     scored = False
-    for run in list_runs(package_dir):
+    for run in package.runs():
         if run.info.origin != "published":
             continue
         for row in run.scores():
@@ -511,9 +515,8 @@ def _metrik2_crash_section(package_dir: Path) -> list[str]:
     return lines + markdown_table(header, rows, "lrrl") + [""]
 
 
-def _validity_section(package_dir: Path) -> list[str]:
+def _validity_section(table: ValidityTable) -> list[str]:
     """What PlantUML itself makes of the canonical outputs the tables score."""
-    table = validity_table(package_dir)
     llm, others = table.totals(llm=True), table.totals(llm=False)
     references = {
         name: sum(counts[name] for counts in table.references.values()) for name in COUNTS
@@ -544,9 +547,9 @@ def _validity_section(package_dir: Path) -> list[str]:
     ]
 
 
-def _ranking_section(package_dir: Path) -> list[str]:
+def _ranking_section(package: OpenedPackage) -> list[str]:
     """The paper's ranking of the candidates against each study metric's, column by column."""
-    columns, missing = ranking_columns(package_dir)
+    columns, missing = ranking_columns(package)
     others = [m for m in study_metrics() if m != PUBLISHED_METRIC and m not in missing]
     lines = [
         "## 5. The candidates' ranking under each of the metric study's metrics",
@@ -675,12 +678,30 @@ def _study_section(sources_dir: Path) -> list[str]:
     ]
 
 
-def _canonical_rows(package_dir: Path, metric: str, source: str) -> list[ResultRow]:
+def _canonical_rows(package: OpenedPackage, metric: str, source: str) -> list[ResultRow]:
     """The canonical cells of Tables 2-3, or none when the package has no such scores."""
     try:
-        return [r for r in results_tables(package_dir, metric, source) if r.canonical]
+        return [r for r in results_tables(package, metric, source) if r.canonical]
     except PackageError:
         return []
+
+
+def _canonical_sets(
+    package: OpenedPackage, tables: Sequence[tuple[ResultSet, TableSet]]
+) -> dict[str, tuple[list[ResultRow], list[Comparison]]]:
+    """Per published metric, the canonical cells of Tables 2-3 and their comparisons: taken
+    from ``tables`` (the published tables already made) where they hold that set, else made."""
+    made = {(s.metric, s.source): table for s, table in tables}
+    sets = {}
+    for result_set in RESULT_SETS:
+        table = made.get((result_set.metric, result_set.source))
+        if table is None:
+            rows = _canonical_rows(package, result_set.metric, result_set.source)
+            sets[result_set.metric] = rows, compare_cells(rows)
+        else:
+            rows = [r for r in table.results if r.canonical]
+            sets[result_set.metric] = rows, list(table.comparisons)
+    return sets
 
 
 def _best_cell_verdict(
@@ -693,7 +714,7 @@ def _best_cell_verdict(
     versus = (
         f"vs {cell_label(verdict.second)} {verdict.second.median[element]:.3f}, "
         f"p_holm {c.p_holm:.3f}"
-        if c is not None
+        if c is not None and verdict.second is not None
         else ""
     )
     head = f"{cell_label(best)} {best.median[element]:.3f} ({versus})"
@@ -704,7 +725,9 @@ def _best_cell_verdict(
     return f"**no** (tied): {head}"
 
 
-def _best_claims_section(canonical: dict[str, list[ResultRow]]) -> list[str]:
+def _best_claims_section(
+    by_metric: dict[str, tuple[list[ResultRow], list[Comparison]]],
+) -> list[str]:
     """The paper's best cells of Tables 2-3, tested under metrik-4 and metrik-4-standard."""
     lines = [
         "## 4. The paper's \"best\" cells of Tables 2-3 (section 4)",
@@ -720,7 +743,6 @@ def _best_claims_section(canonical: dict[str, list[ResultRow]]) -> list[str]:
         f"Holm p < {ALPHA} against a family of 10.",
         "",
     ]
-    by_metric = {metric: (rows, compare_cells(rows)) for metric, rows in canonical.items()}
     paper_rows, paper_comparisons = by_metric[PUBLISHED_METRIC]
     body = []
     survive = {m: 0 for m in by_metric}
@@ -745,15 +767,23 @@ def _best_claims_section(canonical: dict[str, list[ResultRow]]) -> list[str]:
     return lines + markdown_table(header, body, "lllll") + [""]
 
 
-def errata_markdown(package_dir: Path, sources_dir: Path | None = None) -> str:
-    """The whole of ``docs/errata.md``; the study's files are read from ``sources_dir``."""
-    sources_dir = paths.default_sources_dir(package_dir) if sources_dir is None else sources_dir
-    checks = check_claims(load_corpus(package_dir))
-    canonical = {
-        metric: _canonical_rows(package_dir, metric, source)
-        for metric, source in ((PUBLISHED_METRIC, "published"), (STANDARD_METRIC, "recomputed"))
-    }
-    facts = scoring_facts(package_dir)
+def errata_markdown(
+    package: PackageSource,
+    sources_dir: Path | None = None,
+    tables: Sequence[tuple[ResultSet, TableSet]] = (),
+    validity: ValidityTable | None = None,
+) -> str:
+    """The whole of ``docs/errata.md``; the study's files are read from ``sources_dir``.
+
+    ``tables`` (``published_tables``' sets) and ``validity`` are the tables the main job has
+    made already: the errata read them instead of making them again."""
+    opened = open_package(package)
+    sources_dir = paths.default_sources_dir(opened.path) if sources_dir is None else sources_dir
+    table1 = tables[0][1].corpus if tables else None
+    checks = check_claims(load_corpus(opened, table1))
+    by_metric = _canonical_sets(opened, tables)
+    canonical = {metric: rows for metric, (rows, _) in by_metric.items()}
+    facts = scoring_facts(opened)
     repo = repository(BENCHMARK_REPO)
     lines = [
         "# Errata: the paper's Table 1 and the published scores, checked against the artifacts",
@@ -773,16 +803,29 @@ def errata_markdown(package_dir: Path, sources_dir: Path | None = None) -> str:
         *_dropped_section(facts),
         *_cuts_section(facts),
         *_standard_metric_section(canonical),
-        *_metrik2_crash_section(package_dir),
+        *_metrik2_crash_section(opened),
         *_study_section(sources_dir),
-        *_best_claims_section(canonical),
-        *_ranking_section(package_dir),
-        *_validity_section(package_dir),
+        *_best_claims_section(by_metric),
+        *_ranking_section(opened),
+        *_validity_section(validity_table(opened) if validity is None else validity),
     ]
     return "\n".join(lines).rstrip() + "\n"
 
 
-def write_errata(package_dir: Path, path: Path, sources_dir: Path | None = None) -> Path:
+def write_errata(
+    package: PackageSource,
+    path: Path,
+    sources_dir: Path | None = None,
+    tables: Sequence[tuple[ResultSet, TableSet]] = (),
+    validity: ValidityTable | None = None,
+) -> Path:
+    """``errata_markdown`` into ``path``, replaced whole; the path."""
     Path(path).parent.mkdir(parents=True, exist_ok=True)  # an unwritable --out fails before the work
-    atomic.write_text(Path(path), errata_markdown(package_dir, sources_dir))
+    return write_errata_text(path, errata_markdown(package, sources_dir, tables, validity))
+
+
+def write_errata_text(path: Path, text: str) -> Path:
+    """Errata already made (``errata_markdown``) into ``path``, replaced whole; the path."""
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    atomic.write_text(Path(path), text)
     return Path(path)

@@ -17,10 +17,10 @@ from pathlib import Path
 from dmbench.candidates import CANDIDATES
 from dmbench.candidates.chen import NO_PUML as CHEN_NO_PUML
 from dmbench.metrics import EMPTY_GENERATED_MODEL, PUBLISHED_METRIC
-from dmbench.package import load_records
 from dmbench.plantuml import READINGS, ParseError, parse
 from dmbench.runs.scores import ScoreRow
-from dmbench.runs.store import OutputRow, RunInfo, list_runs
+from dmbench.runs.opened import PackageSource, open_package
+from dmbench.runs.store import OutputRow, RunInfo
 from dmbench.tables.results import is_rejection
 
 NEAR_LIMIT = 1900
@@ -34,9 +34,9 @@ class Scored:
     score: ScoreRow
 
 
-def published_records(package_dir: Path) -> Iterator[Scored]:
+def published_records(package: PackageSource) -> Iterator[Scored]:
     """Every output of every published run with its published metrik-4 score."""
-    for run in list_runs(package_dir):
+    for run in open_package(package).runs():
         if run.info.origin != "published":
             continue
         scores = {
@@ -94,9 +94,10 @@ def _add_attributes(group: GroupFacts, text: str) -> None:
     for reading, count in counts.items():
         if count is None:
             group.unparsable[reading] += 1
-    if None not in counts.values():
-        group.attributes_compat += counts["compat"]
-        group.attributes_standard += counts["standard"]
+    compat, standard = counts["compat"], counts["standard"]
+    if compat is not None and standard is not None:
+        group.attributes_compat += compat
+        group.attributes_standard += standard
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,10 +111,13 @@ class ScoringFacts:
         return sum(getattr(g, name) for g in self.groups if g.canonical or not canonical_only)
 
 
-def scoring_facts(package_dir: Path) -> ScoringFacts:
+def scoring_facts(package: PackageSource) -> ScoringFacts:
+    """What the errata's scoring facts count, per (candidate, model, dataset) and for the
+    references."""
+    opened = open_package(package)
     groups: dict[tuple, GroupFacts] = {}
     runs: dict[str, bool] = {}
-    for item in published_records(package_dir):
+    for item in published_records(opened):
         info, output, score = item.info, item.output, item.score
         runs[info.run_id] = info.canonical
         key = (info.candidate, info.model, info.dataset)
@@ -135,7 +139,7 @@ def scoring_facts(package_dir: Path) -> ScoringFacts:
         group.outputs_near_limit += len(output.generated) >= NEAR_LIMIT
         group.no_puml += output.error == CHEN_NO_PUML
     references: dict[str, GroupFacts] = {}
-    for record in load_records(package_dir):
+    for record in opened.records():
         group = references.setdefault(
             record.dataset, GroupFacts(REFERENCES, None, record.dataset, canonical=True)
         )

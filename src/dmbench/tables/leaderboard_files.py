@@ -24,6 +24,7 @@ from dmbench.judge.leaderboard import (
     leaderboard_boards,
     view_agreement,
 )
+from dmbench.runs.opened import PackageSource, open_package
 from dmbench.tables.comparisons import compare_paired
 from dmbench.tables.render import markdown_table
 
@@ -135,11 +136,12 @@ def detect_warning(entry: dict[str, Any]) -> dict[str, Any] | None:
     )  # fmt: skip
 
 
-def judge_leaderboard(package_dir: Path, judge_run_id: str | None = None) -> dict[str, Any]:
+def judge_leaderboard(package: PackageSource, judge_run_id: str | None = None) -> dict[str, Any]:
     """``{"headline", "boards", "rows", "comparisons", "detectability", "view_agreement",
     "tells", "warnings"}`` over every judge run (or one)."""
-    boards = leaderboard_boards(package_dir, judge_run_id)
-    detect = detectability(package_dir, judge_run_id)
+    opened = open_package(package)
+    boards = leaderboard_boards(opened, judge_run_id)
+    detect = detectability(opened, judge_run_id)
     rows = [e.row for board in boards for e in board.entries]
     warnings = [w for row in rows for w in row_warnings(row)]
     warnings += [w for b in boards if (w := identity_warning(b.id, b.identity)) is not None]
@@ -155,7 +157,7 @@ def judge_leaderboard(package_dir: Path, judge_run_id: str | None = None) -> dic
         "comparisons": [c for board in boards for c in _comparisons(board)],
         "detectability": detect,
         "view_agreement": view_agreement(boards),
-        "tells": judged_tells(Path(package_dir), boards, detect) if rows or detect else None,
+        "tells": judged_tells(opened, boards, detect) if rows or detect else None,
         "warnings": warnings,
     }
 

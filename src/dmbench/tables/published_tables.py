@@ -6,10 +6,12 @@ three read this one list.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from dmbench.metrics import DEFAULT_METRIC, STANDARD_METRIC
+from dmbench.runs.opened import PackageSource
 from dmbench.tables.render import TableSet, build_tables, write_tables
 
 
@@ -28,16 +30,20 @@ RESULT_SETS = (
 )
 
 
-def published_tables(package_dir: Path) -> list[tuple[ResultSet, TableSet]]:
+def published_tables(package: PackageSource) -> list[tuple[ResultSet, TableSet]]:
+    """Each result set with its Tables 1-3, as ``results/`` holds them."""
     return [
-        (result_set, build_tables(package_dir, result_set.metric, result_set.source))
+        (result_set, build_tables(package, result_set.metric, result_set.source))
         for result_set in RESULT_SETS
     ]
 
 
-def write_published_tables(package_dir: Path, results_dir: Path) -> list[Path]:
-    """Every published table under ``results_dir``; the paths written."""
+def write_published_tables(
+    tables: Sequence[tuple[ResultSet, TableSet]], results_dir: Path
+) -> list[Path]:
+    """Every published table (``published_tables``' sets) under ``results_dir``; the paths
+    written."""
     written = []
-    for result_set, table in published_tables(package_dir):
+    for result_set, table in tables:
         written += write_tables(table, Path(results_dir) / result_set.folder)
     return written

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from dmbench.errors import PackageError
 from dmbench.metrics import METRICS, PUBLISHED_METRIC, STANDARD_METRIC
+from dmbench.runs.opened import PackageSource
 from dmbench.tables.results import ELEMENTS, results_tables
 
 
@@ -47,13 +48,13 @@ def study_metrics() -> tuple[str, ...]:
     return tuple(name for name in METRICS if name != STANDARD_METRIC)
 
 
-def ranking_columns(package_dir: Path) -> tuple[tuple[Column, ...], tuple[str, ...]]:
+def ranking_columns(package: PackageSource) -> tuple[tuple[Column, ...], tuple[str, ...]]:
     """Tables 2-3 column by column over the metrics that have scores; the ones that have none."""
     by_metric, missing = {}, []
     for metric in study_metrics():
         source = "published" if metric == PUBLISHED_METRIC else "recomputed"
         try:
-            rows = [r for r in results_tables(package_dir, metric, source) if r.canonical]
+            rows = [r for r in results_tables(package, metric, source) if r.canonical]
         except PackageError:
             missing.append(metric)
             continue

@@ -8,6 +8,7 @@ them exactly.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from dmbench.core.csvio import write_csv
 from dmbench.metrics import DEFAULT_METRIC
 from dmbench.plantuml import READINGS
 from dmbench.plantuml.model import RELATIONSHIP_KINDS
+from dmbench.runs.opened import PackageSource
 from dmbench.sources.records import DATASETS
 from dmbench.tables.comparisons import (
     ALPHA,
@@ -55,6 +57,10 @@ class TableSet:
     """Runs left out of Tables 2-3 because they have no scores of the kind asked for."""
     comparisons: tuple[Comparison, ...]
 
+    def write(self, out_dir: Path) -> list[Path]:
+        """table1-3 and the comparisons as .csv and .md in ``out_dir`` (``write_tables``)."""
+        return write_tables(self, out_dir)
+
     def records(self) -> list[dict]:
         """The JSON list: Table 1 rows, one object per (dataset, candidate, LLM), the paired
         comparisons, and how the intervals and p-values were made."""
@@ -79,15 +85,16 @@ def statistics_record() -> dict:
 
 
 def build_tables(
-    package_dir: Path,
+    package: PackageSource,
     metric: str = DEFAULT_METRIC,
     source: str = "published",
     readings: tuple[str, ...] = READINGS,
 ) -> TableSet:
-    summaries, unscored = run_summaries(package_dir, metric, source)
+    """Tables 1-3 and their comparisons from the package's ``source`` scores of ``metric``."""
+    summaries, unscored = run_summaries(package, metric, source)
     results = tuple(aggregate(summaries, metric))
     return TableSet(
-        corpus=tuple(corpus_table(package_dir, readings)),
+        corpus=tuple(corpus_table(package, readings)),
         results=results,
         metric=metric,
         source=source,
@@ -107,7 +114,7 @@ def _fmt(value: float | None, digits: int) -> str:
     return "–" if value is None else f"{value:.{digits}f}"
 
 
-def table1_markdown(rows: list[CorpusRow]) -> str:
+def table1_markdown(rows: Sequence[CorpusRow]) -> str:
     lines = [f"# {TABLE_TITLES['table1']}", ""]
     lines += [
         "Counts of the expert reference diagrams under each PlantUML reading: `compat` is what",
@@ -159,6 +166,7 @@ def _cell(row: ResultRow, element: str, bold: bool = False) -> str:
 
 
 def cell_label(row: ResultRow) -> str:
+    """A cell as the tables name it: ``candidate/LLM``, or the candidate alone."""
     return f"{row.candidate}/{row.model}" if row.model else row.candidate
 
 
@@ -173,9 +181,9 @@ def verdict_lines(verdicts: list[ColumnVerdict]) -> list[str]:
         median = v.best.median[v.element]
         line = f"- {v.element.capitalize()}: best {cell_label(v.best)} ({median:.3f})"
         second = v.against_second
-        if v.clear:
+        if v.clear and v.second is not None and second is not None:
             line += f", ahead of {cell_label(v.second)} (p_holm {_p(second.p_holm)})"
-        elif second is not None and not v.tied:
+        elif second is not None and v.second is not None and not v.tied:
             line += (
                 f", not ahead of {cell_label(v.second)}: the mean per-record difference points "
                 f"the other way (p_holm {_p(second.p_holm)})"
@@ -189,6 +197,7 @@ def verdict_lines(verdicts: list[ColumnVerdict]) -> list[str]:
 
 
 def results_markdown(table: TableSet, dataset: str) -> str:
+    """Table 2 (ds1) or 3 (ds2) as Markdown: medians with spread, failures and rejections."""
     name = PAPER_TABLES[dataset]
     rows = [r for r in table.results if r.dataset == dataset]
     header = [

@@ -19,6 +19,7 @@ from __future__ import annotations
 import statistics
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,7 +29,8 @@ from dmbench.candidates import CANDIDATES
 from dmbench.errors import PackageError, UnknownNameError
 from dmbench.metrics import DEFAULT_METRIC, EMPTY_GENERATED_MODEL
 from dmbench.runs.scores import ScoreRow
-from dmbench.runs.store import Run, list_runs
+from dmbench.runs.opened import PackageSource, open_package
+from dmbench.runs.store import Run
 from dmbench.tables.statistics import cell_intervals
 
 SCORE_SOURCES = ("published", "recomputed")
@@ -109,7 +111,7 @@ class ResultRow:
 
     def to_record(self) -> dict:
         """The JSON shape: each element as ``{"median", "std"}``, three decimals as printed."""
-        record = {
+        record: dict[str, Any] = {
             "table": self.table,
             "metric": self.metric,
             "dataset": self.dataset,
@@ -218,11 +220,11 @@ def summarise_run(run: Run, metric: str, source: str) -> RunSummary | None:
 
 
 def run_summaries(
-    package_dir: Path, metric: str, source: str
+    package: PackageSource, metric: str, source: str
 ) -> tuple[list[RunSummary], list[str]]:
     """The summaries of the runs that have scores of the kind asked for, and the ids of those
     that have none (left out of the tables, e.g. generated runs not scored yet)."""
-    runs = list_runs(package_dir)
+    runs = open_package(package).runs()
     summaries, unscored = [], []
     for run in runs:
         summary = summarise_run(run, metric, source)
@@ -307,8 +309,8 @@ def aggregate(summaries: Iterable[RunSummary], metric: str) -> list[ResultRow]:
 
 
 def results_tables(
-    package_dir: Path, metric: str = DEFAULT_METRIC, source: str = "published"
+    package: PackageSource, metric: str = DEFAULT_METRIC, source: str = "published"
 ) -> list[ResultRow]:
     """Tables 2 (ds1) and 3 (ds2), every scored run series of the package, canonical first."""
-    summaries, _ = run_summaries(package_dir, metric, source)
+    summaries, _ = run_summaries(package, metric, source)
     return aggregate(summaries, metric)

@@ -22,6 +22,7 @@ _TYPES = ((bool, "boolean"), (int, "integer"), (float, "number"), (str, "string"
 
 
 def flat_record(record: dict[str, Any]) -> dict[str, Any]:
+    """A JSON record with nested cells flattened to ``<key>_<inner>`` columns, as CSV needs."""
     flat: dict[str, Any] = {}
     for key, value in record.items():
         if isinstance(value, dict):

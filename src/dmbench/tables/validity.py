@@ -14,13 +14,12 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from dmbench.core import atomic
-from dmbench.core.csvio import write_csv
+from dmbench.core.csvio import csv_text, write_csv
 from dmbench.core.hashing import sha256_text
 from dmbench.errors import ParseError
-from dmbench.package import load_records
 from dmbench.plantuml import parse, validate
 from dmbench.render import LAYOUT, PLANTUML_VERSION, Rendering, cache_dir_for, render_diagrams
-from dmbench.runs.store import list_runs
+from dmbench.runs.opened import PackageSource, open_package
 from dmbench.tables.results import series_of
 
 VALIDITY_FIELDS = (
@@ -64,6 +63,14 @@ class ValidityTable:
     references: dict[str, dict[str, int]]
     """Per dataset, the same counts over the expert references."""
 
+    def markdown(self) -> str:
+        """The table as ``validity.md`` holds it."""
+        return validity_markdown(self)
+
+    def csv(self) -> str:
+        """The table as ``validity.csv`` holds it."""
+        return csv_text(VALIDITY_FIELDS, validity_csv_rows(self))
+
     def to_json(self) -> dict:
         return {
             "plantuml_version": self.plantuml_version,
@@ -96,12 +103,13 @@ def _counts(sources: list[str], renderings: dict[str, Rendering]) -> dict[str, i
     }
 
 
-def validity_table(package_dir: Path, cache_dir: Path | None = None) -> ValidityTable:
+def validity_table(package: PackageSource, cache_dir: Path | None = None) -> ValidityTable:
     """PlantUML's verdicts on the canonical outputs and the references (drawn when not cached)."""
-    package_dir = Path(package_dir)
-    records = load_records(package_dir)
+    opened = open_package(package)
+    package_dir = opened.path
+    records = opened.records()
     groups: dict[tuple[str, str, str | None, str], list[str]] = {}
-    for run in list_runs(package_dir):
+    for run in opened.runs():
         if not run.info.canonical:
             continue
         key = (series_of(run.info.run_id), run.info.candidate, run.info.model, run.info.dataset)
@@ -127,6 +135,7 @@ def validity_table(package_dir: Path, cache_dir: Path | None = None) -> Validity
 
 
 def validity_markdown(table: ValidityTable) -> str:
+    """``validity.md``: the counts per series and dataset, LLM outputs apart."""
     header = ["Series", "Dataset", "Outputs", "PlantUML rejects", "drawn repaired",
               "not drawn", "validator rejects", "standard reading fails"]
     lines = [
@@ -149,6 +158,7 @@ def validity_markdown(table: ValidityTable) -> str:
 
 
 def validity_csv_rows(table: ValidityTable) -> list[dict]:
+    """``validity.csv``'s rows: one per series and dataset, then the references."""
     return [asdict(row) for row in table.rows]
 
 
