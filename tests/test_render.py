@@ -18,7 +18,7 @@ from dmbench.errors import MissingPrerequisiteError
 from dmbench.package import load_records
 from dmbench.render import LAYOUT, PLANTUML_VERSION, cache_dir_for, plantuml, render_diagrams
 from dmbench.render.plantuml import JAVA_HINT, NO_JAVA, RenderError
-from dmbench.render.repairs import EMPTY_MULTIPLICITY
+from dmbench.plantuml.repairs import EMPTY_MULTIPLICITY
 
 REJECTED = '@startuml\nclass Order\nclass Item\nOrder "" --|> "" Item\n@enduml\n'
 """An empty cardinality, as many LLM outputs write it: PlantUML calls it a syntax error."""

