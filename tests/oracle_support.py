@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import tempfile
 from collections import Counter
@@ -36,13 +37,14 @@ def _compiled(cache: Path) -> Path:
     classes = cache / f"classes-{key}"
     if not (classes / "PlantumlModel.class").exists():
         work = Path(tempfile.mkdtemp(dir=cache, prefix=".javac-"))
-        javac = Path(find_java()).with_name("javac")
+        javac = shutil.which("javac") or str(Path(find_java()).resolve().with_name("javac"))
         subprocess.run(
-            [str(javac), "-nowarn", "-cp", str(_jar()), "-d", str(work), str(JAVA_SOURCE)],
+            [javac, "-nowarn", "-cp", str(_jar()), "-d", str(work), str(JAVA_SOURCE)],
             check=True,
             capture_output=True,
         )
-        work.rename(classes) if not classes.exists() else None
+        if not classes.exists():  # another worker may have compiled it meanwhile
+            work.rename(classes)
     return classes
 
 
@@ -88,11 +90,16 @@ KINDS = {
 }
 """Entities that are not classifiers (notes, the point of an association class, lollipops)
 and links to them are not compared: the model has no place for them."""
+EMPTY = "Empty description"
+"""PlantUML 1.2025's verdict on a block with nothing in it: no diagram at all, which the
+standard reading reads as the empty model (the drawing step says 'not drawn')."""
 _SEPARATOR = re.compile(r"^\s*(--|\.\.|==|__)")
 
 
 def plantuml_comparable(model: dict) -> dict:
     """PlantUML's model on the compared points: kinds by name, relationship ends, member lines."""
+    if model["verdict"] == "rejected" and model["error"].startswith(EMPTY):
+        model = {"entities": [], "links": []}
     entities = [e for e in model["entities"] if e["type"] in KINDS]
     names = {e["qualified"]: e["name"] for e in entities}
     links = Counter(

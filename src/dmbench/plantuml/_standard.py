@@ -27,8 +27,11 @@ _METHOD = re.compile(terminal("METHOD_LINE"))
 _SEPARATOR = re.compile(terminal("SEPARATOR_LINE"))
 _BLOCK_SETTING = re.compile(r"^(legend|header|footer|title)\b(?!.*:)(\s+(left|right|center|top|bottom))*\s*$", re.I)
 _NAME_PARTS = re.compile(r"\.|::")
+_PORT = re.compile(r"::.*$")
+_NOTHING = re.compile(r"(?!)")
 _NOTE_ALIAS = re.compile(r"\bas\s+([\w$.]+)\s*$")
 _SLASH_LINE = re.compile(r"^\s*//")
+_NO_SEPARATOR = re.compile(r"^set\s+(namespace)?separator\s+none\b", re.I)
 _PACKAGE_NAME = re.compile(r'^(?:"([^"]+)"|([^\s"#<]+))')
 
 
@@ -119,7 +122,11 @@ class _Builder:
     relationships: list[Relationship] = field(default_factory=list)
     notes: list[Note] = field(default_factory=list)
     mentioned: set[str] = field(default_factory=set)
+    member_owners: set[str] = field(default_factory=set)
+    """Names given a member with ``A : x`` (a class even when nothing declares it)."""
     repairs: list[Repair] = field(default_factory=list)
+    package_names: set[str] = field(default_factory=set)
+    """A link to a package that is not also a class links no class."""
     interfaces: set[str] = field(default_factory=set)
     """Names after ``implements``: PlantUML makes an undeclared one an interface."""
 
@@ -157,6 +164,11 @@ class _Builder:
                 del self.classes[name]
         for name in sorted(self.interfaces - self.classes.keys() - self.enums.keys()):
             self.classes[name] = [Class(name, True, kind="interface")]
+        packages = self.package_names - self.classes.keys() - self.enums.keys()
+        if packages:
+            self.relationships = [r for r in self.relationships if not set(_ends(r)) & packages]
+            self.mentioned = {name for r in self.relationships for name in _ends(r)}
+            self.mentioned |= self.member_owners
         return Diagram(
             classes=tuple(_merged_class(parts) for parts in self.classes.values()),
             enums=tuple(_merged_enum(parts) for parts in self.enums.values()),
@@ -186,9 +198,11 @@ class _Reader:
     out: _Builder = field(default_factory=_Builder)
     packages: int = 0
     note_aliases: set[str] = field(default_factory=set)
-    package_names: set[str] = field(default_factory=set)
-    """A link to a package links no class."""
     """Names of notes (``note "x" as N``): a link to one is not a relationship."""
+    separated: bool = True
+    """Whether dots separate packages from names (``set separator none`` says not)."""
+    qualified: set[str] = field(default_factory=set)
+    """Every declared class's full name, to find a class declared inside another."""
 
     def read(self) -> Diagram:
         i = 1  # line 0 is the rest of the @startuml line: a diagram name, ignored
@@ -214,13 +228,16 @@ class _Reader:
             return self._skip_to_end(i, block.group(1).lower())
         node = self._parse(i, "top_line").children[0]
         if isinstance(node, Token):
+            if _NO_SEPARATOR.match(line):
+                self.separated = False
             return i + 1
         handler = getattr(self, f"_{node.data}")
         return handler(i, node)
 
     def _class_decl(self, i: int, node: Tree) -> int:
         keyword, name, *rest = node.children
-        name = _class_name(name)
+        self._check_hierarchy(i, _qualified(name))
+        name = self._class_name(name)
         kind = {"plain_class": "class", "abstract_class": "abstract class"}.get(
             keyword.data
         ) or str(keyword.children[0]).lower()
@@ -228,8 +245,8 @@ class _Reader:
         body = next((c for c in rest if isinstance(c, Tree) and c.data.endswith("body")), None)
         for parents in (c for c in rest if isinstance(c, Tree) and c.data == "parents"):
             implements = self.lines[i][parents.meta.start_pos:].lower().startswith("implements")
-            for parent in parents.children:
-                parent = _short(str(parent))
+            implements = implements or kind == "interface"  # an interface extends interfaces
+            for parent in (self._end(c) for c in parents.children if isinstance(c, Tree)):
                 if implements:
                     self.out.interfaces.add(parent)
                 self.out.relate(
@@ -249,6 +266,8 @@ class _Reader:
         return self._class_body(i, name, abstract, kind)
 
     def _class_body(self, i: int, name: str, abstract: bool, kind: str) -> int:
+        """The members up to ``}``; an object's lines are all fields, as PlantUML has them."""
+        methods = _METHOD if kind != "object" else _NOTHING
         attributes: list[Attribute] = []
         nested: list[Enum] = []
         j = i + 1
@@ -266,7 +285,7 @@ class _Reader:
                     )
                 )
                 return j + 1
-            if line and not _SEPARATOR.match(line) and not _METHOD.match(line):
+            if line and not _SEPARATOR.match(line) and not methods.match(line):
                 try:
                     node = _LINE_PARSERS["member_line"](self.lines[j]).children[0]
                 except UnexpectedInput:
@@ -300,6 +319,34 @@ class _Reader:
             str(names[-1]), type_, value, node.data == "constant", line=self._line_number(i)
         )
 
+    def _short(self, name: str) -> str:
+        """A class's name without its package (``com.example.Foo`` is ``Foo``), as PlantUML
+        shows it, unless ``set separator none`` made the dots part of names."""
+        return _NAME_PARTS.split(name)[-1] if self.separated else name
+
+    def _class_name(self, node: Tree) -> str:
+        """The name a declaration gives (an alias over a quoted display name)."""
+        return self._short(_qualified(node))
+
+    def _end(self, node: Tree) -> str:
+        token = node.children[0]
+        if token.type == "QUOTED":
+            return self._short(str(token)[1:-1])
+        return self._short(_PORT.sub("", str(token)))  # A::member, unquoted, is a member of A
+
+    def _check_hierarchy(self, i: int, qualified: str) -> None:
+        """PlantUML refuses a class inside a class (``A.B`` after ``class A``), in either order."""
+        if not self.separated:
+            return
+        self.qualified.add(qualified)
+        self.out.package_names.update(qualified.split(".")[:-1])
+        outer = qualified.rpartition(".")[0]
+        inner = [q for q in self.qualified if q.startswith(qualified + ".")]
+        if outer in self.qualified or inner:
+            parent, child = (outer, qualified) if outer in self.qualified else (qualified, inner[0])
+            raise self._error(i, f"class {child!r} is inside class {parent!r}: PlantUML has no "
+                                 "nested classes (it says 'Bad hierarchy')")
+
     def _free_attribute(self, i: int, text: str) -> Attribute:
         """A member line the precise rules cannot split: one attribute, as PlantUML keeps it."""
         self._parse(i, "free_member")
@@ -313,7 +360,7 @@ class _Reader:
 
     def _enum(self, i: int, node: Tree) -> tuple[Enum, int]:
         """An enum declared at line ``i`` (inline or as a block); return it and the next line."""
-        name = _class_name(node.children[0])
+        name = self._class_name(node.children[0])
         last = node.children[-1]
         body = last if isinstance(last, Tree) and last.data.endswith("enum_body") else None
         if body is None or body.data == "inline_enum_body":
@@ -346,12 +393,12 @@ class _Reader:
         ends = []
         for child in node.children:
             if isinstance(child, Tree):
-                ends.append(_end(child))
+                ends.append(self._end(child))
             else:
                 tokens.setdefault(child.type, []).append(child)
         source, target = ends
         hidden = "hidden" in tokens["ARROW"][0]
-        if hidden or {source, target} & (self.note_aliases | self.package_names):
+        if hidden or {source, target} & self.note_aliases:
             return i + 1
         arrow = tokens["ARROW"][0]
         source_card = target_card = None
@@ -398,7 +445,7 @@ class _Reader:
 
     def _assoc_class(self, i: int, node: Tree) -> int:
         a, b, _arrow, target, *label = (
-            _end(child) if isinstance(child, Tree) else str(child) for child in node.children
+            self._end(child) if isinstance(child, Tree) else str(child) for child in node.children
         )
         self.out.relate(
             Relationship(
@@ -416,7 +463,7 @@ class _Reader:
         return i + 1
 
     def _member_of(self, i: int, node: Tree) -> int:
-        name, text = _end(node.children[0]), str(node.children[1])[1:].strip()
+        name, text = self._end(node.children[0]), str(node.children[1])[1:].strip()
         if name in self.note_aliases:
             return i + 1
         attributes = ()
@@ -424,6 +471,7 @@ class _Reader:
             attributes = (self._free_attribute(i, text),)
         self.out.add_class(Class(name, attributes=attributes, line=self._line_number(i)))
         self.out.mentioned.add(name)
+        self.out.member_owners.add(name)
         return i + 1
 
     def _note_decl(self, i: int, node: Tree) -> int:
@@ -436,8 +484,8 @@ class _Reader:
             return i + 1
         if alias := _NOTE_ALIAS.search(header):
             self.note_aliases.add(alias.group(1))
-        if ":" in header:
-            position, content = header.split(":", 1)
+        if colon := _SINGLE_COLON.search(header):
+            position, content = header[: colon.start()], header[colon.end() :]
             self.out.notes.append(Note(content.strip(), position.strip()))
             return i + 1
         for j in range(i + 1, len(self.lines)):
@@ -451,7 +499,12 @@ class _Reader:
         self.packages += 1
         names = [str(c).strip() for c in node.children if c.type == "PACKAGE_NAME"]
         if names and (name := _PACKAGE_NAME.match(names[0])):
-            self.package_names.add(_short((name.group(1) or name.group(2)).strip()))
+            self.out.package_names.add(self._short((name.group(1) or name.group(2)).strip()))
+            if alias := _NOTE_ALIAS.search(names[0].strip()):
+                self.out.package_names.add(alias.group(1))
+        return i + 1
+
+    def _empty_package(self, i: int, node: Tree) -> int:
         return i + 1
 
     def _block_close(self, i: int, node: Tree) -> int:
@@ -535,22 +588,18 @@ def _label(tokens: list[str] | None) -> str | None:
     return str(tokens[0])[1:].strip() if tokens else None
 
 
-def _short(name: str) -> str:
-    """A class's name without its package (``com.example.Foo`` is ``Foo``), as PlantUML shows it."""
-    return _NAME_PARTS.split(name)[-1]
+def _ends(relationship: Relationship) -> tuple[str, ...]:
+    """The classes a relationship names (an association class's two members and its class)."""
+    if relationship.association_members:
+        return (*relationship.association_members, relationship.target)
+    return relationship.source, relationship.target
 
 
-def _class_name(node: Tree) -> str:
-    """The name a declaration gives (an alias over a quoted display name)."""
+def _qualified(node: Tree) -> str:
     tokens = {child.type: str(child) for child in node.children}
-    if "NAME" in tokens:
-        return _short(tokens["NAME"])
-    return _short(tokens["QUOTED"][1:-1])
+    return tokens["NAME"] if "NAME" in tokens else tokens["QUOTED"][1:-1]
 
 
-def _end(node: Tree) -> str:
-    token = node.children[0]
-    return _short(str(token)[1:-1] if token.type == "QUOTED" else str(token))
 
 
 _FREE_NOISE = re.compile(r"\{(static|abstract|classifier|field)\}|<<.*?>>|\{[^}]*\}\s*$", re.I)
