@@ -196,7 +196,6 @@ class _Reader:
     lines: list[str]
     first_line: int
     out: _Builder = field(default_factory=_Builder)
-    packages: int = 0
     note_aliases: set[str] = field(default_factory=set)
     """Names of notes (``note "x" as N``): a link to one is not a relationship."""
     separated: bool = True
@@ -208,8 +207,6 @@ class _Reader:
         i = 1  # line 0 is the rest of the @startuml line: a diagram name, ignored
         while i < len(self.lines):
             i = self._top_level(i)
-        if self.packages:
-            raise self._error(len(self.lines) - 1, "a package is opened but never closed")
         return self.out.diagram()
 
     def _parse(self, i: int, start: str) -> Tree:
@@ -496,7 +493,6 @@ class _Reader:
         raise self._error(i, "note is opened but never closed (no 'end note' line)")
 
     def _package_open(self, i: int, node: Tree) -> int:
-        self.packages += 1
         names = [str(c).strip() for c in node.children if c.type == "PACKAGE_NAME"]
         if names and (name := _PACKAGE_NAME.match(names[0])):
             self.out.package_names.add(self._short((name.group(1) or name.group(2)).strip()))
@@ -508,9 +504,7 @@ class _Reader:
         return i + 1
 
     def _block_close(self, i: int, node: Tree) -> int:
-        if not self.packages:
-            raise self._error(i, "'}' closes nothing")
-        self.packages -= 1
+        """A package's end; PlantUML also passes over a '}' that closes nothing."""
         return i + 1
 
     def _skip_to_end(self, i: int, keyword: str) -> int:
