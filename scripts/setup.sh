@@ -3,7 +3,7 @@
 # they were tested with (constraints.txt; regenerate it with
 # `.venv/bin/python -m pip freeze --exclude-editable > constraints.txt` after a dependency change).
 # System packages, each installed with apt-get only when missing (as root; otherwise a one-line
-# hint): python3-venv, a Java runtime and Graphviz (PlantUML draws the report's diagrams with dot), Chromium (the
+# hint): python3-venv, a Java runtime and compiler and Graphviz (PlantUML draws the report's diagrams with dot), Chromium (the
 # report's browser tests) and wordnet-base (the WordNet licence `dmbench deposit` ships).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,6 +21,8 @@ if ! "$PYTHON" -c 'import venv, ensurepip' 2>/dev/null; then
   apt_install python3-venv
 fi
 command -v java >/dev/null || [ -x "${JAVA_HOME:-/nonexistent}/bin/java" ] || apt_install default-jre-headless
+# javac: tests/plantuml/test_plantuml_oracle.py compiles a small helper against the PlantUML jar
+command -v javac >/dev/null || [ -x "${JAVA_HOME:-/nonexistent}/bin/javac" ] || apt_install default-jdk-headless
 command -v chromium >/dev/null || apt_install chromium
 command -v dot >/dev/null || apt_install graphviz
 [ -f /usr/share/doc/wordnet-base/copyright ] || apt_install wordnet-base

@@ -103,15 +103,14 @@ def test_every_example_block_is_read_alike(example):
 
 
 def test_known_inconsistency_ellipsis_body():
-    """Rule 3's "..." body: compat drops it, the validator keeps it, standard rejects it."""
+    """Rule 3's "..." body: compat drops it, the validator keeps it, standard reads it as
+    PlantUML does, a separator line (no attribute); only the validator keeps it as text."""
     assert ELLIPSIS_BODY in DIAGRAM_BLOCKS
     text = _wrap(ELLIPSIS_BODY)
     assert parse(text, "compat").classes[0].attributes == ()
     result = validate(text)
     assert result.ok and "  ...\n" in result.repaired
-    with pytest.raises(ParseError) as info:
-        parse(text, "standard")
-    assert (info.value.line, info.value.line_text.strip()) == (3, "...")
+    assert parse(text, "standard").classes[0].attributes == ()
     with_rule_2_body = ELLIPSIS_BODY.replace("...", "Type attrName\n    attrName")
     diagram = _accepted_by_all(_wrap(with_rule_2_body))
     assert diagram.classes[0].is_abstract and len(diagram.classes[0].attributes) == 2

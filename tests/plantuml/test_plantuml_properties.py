@@ -100,7 +100,8 @@ LOWER = st.from_regex(r"\A[a-z][A-Za-z0-9_]{0,6}\Z").filter(lambda n: n not in R
 TYPES = st.sampled_from(
     [None, "String", "int", "Date", "List<String>", "Map<String, Integer>", "int[]"]
 )
-CARDS = st.sampled_from([None, "", "1", "0..1", "1..*", "*"])
+# no empty multiplicity: PlantUML rejects `""`, which the standard reading reads as none, repaired
+CARDS = st.sampled_from([None, "1", "0..1", "1..*", "*"])
 KINDS = st.sampled_from(
     ["association", "directed", "inheritance", "composition", "aggregation", "dependency"]
 )
@@ -108,7 +109,8 @@ KINDS = st.sampled_from(
 
 @st.composite
 def diagrams(draw):
-    """Models in the standard reading's normal form: unique names, implicit classes derived."""
+    """Models in the standard reading's normal form: unique names (a class and an enum too),
+    implicit classes derived."""
     names = draw(st.lists(NAMES, min_size=1, max_size=6, unique=True))
     classes = []
     for name in names:
@@ -117,7 +119,8 @@ def diagrams(draw):
             for a in draw(st.lists(LOWER, max_size=4, unique=True))
         )
         classes.append(Class(name, draw(st.booleans()), attributes))
-    enum_names = draw(st.lists(NAMES, max_size=2, unique=True))
+    # PlantUML has one classifier per name: a class and an enum cannot share one
+    enum_names = [n for n in draw(st.lists(NAMES, max_size=2, unique=True)) if n not in names]
     enums = tuple(
         Enum(e, tuple(draw(st.lists(NAMES, max_size=4, unique=True))), draw(st.booleans()))
         for e in enum_names

@@ -184,11 +184,13 @@ class TestQuirks:
         assert standard.is_valid()
 
     def test_keyword_case(self):
-        """Quirk 11: compat accepts ``Class`` in any case; standard keywords are lower case."""
-        compat = parse("@startuml\nClass A\n@enduml", "compat")
-        assert compat.classes[0].name == "A"
-        with pytest.raises(ParseError):
-            parse("@startuml\nClass A\n@enduml", "standard")
+        """Quirk 11: compat takes ``Note`` for the keyword even where a link or member follows;
+        standard, like PlantUML (keywords in any case), reads a class called ``Note`` there."""
+        assert parse("@startuml\nClass A\n@enduml", "standard").classes[0].name == "A"
+        compat = parse("@startuml\nNote : x\n@enduml", "compat")
+        assert (compat.classes, compat.notes[0].content) == ((), "x")
+        standard = parse("@startuml\nNote : x\n@enduml", "standard")
+        assert [c.name for c in standard.classes] == ["Note"] and standard.notes == ()
 
     def test_cardinality_closing_quote_is_optional(self):
         """Quirk 12: compat reads an unclosed cardinality quote up to the next quote."""

@@ -133,14 +133,17 @@ class TestErrors:
             ("class A {\n  x", "class 'A' is opened but never closed"),
             ("enum E {\n  X", "enum 'E' is opened but never closed"),
             ("note left of A\n  x", "note is opened but never closed"),
-            ("}", "'}' closes nothing"),
-            ("package P {\nclass A", "a package is opened but never closed"),
         ],
     )
     def test_unclosed_blocks(self, body, message):
         """A block that never closes is reported at the line that opened it."""
         with pytest.raises(ParseError, match=re.escape(message)):
             read(body)
+
+    @pytest.mark.parametrize("body", ["}", "package P {\nclass A", "class A\n}"])
+    def test_package_braces_plantuml_forgives(self, body):
+        """A '}' closing nothing and a package left open at @enduml: PlantUML draws both."""
+        assert isinstance(read(body), Diagram)
 
     def test_unknown_reading(self):
         """A typo in the reading name is an UnknownNameError naming both readings."""

@@ -113,7 +113,7 @@ def test_check_holds_plantumls_verdict_by_its_hash_or_redraws_it(deposit, tmp_pa
     redrawn = CliRunner().invoke(main, ["check", str(deposit / PACKAGE_ZIP), "--plantuml"])
     assert redrawn.exit_code == 0, redrawn.output
     assert (
-        "tables: PlantUML's verdict redrawn (PlantUML 1.2022.6, dot layout): 3 of 3 files equal"
+        "tables: PlantUML's verdict redrawn (PlantUML 1.2025.9, dot layout): 3 of 3 files equal"
     ) in redrawn.output
     row = zip_member(deposit / PACKAGE_ZIP, "results/validity.csv").splitlines()[1]
     cells = row.split(",")

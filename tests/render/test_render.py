@@ -18,7 +18,7 @@ from dmbench.errors import MissingPrerequisiteError
 from dmbench.package import load_records
 from dmbench.render import LAYOUT, PLANTUML_VERSION, cache_dir_for, plantuml, render_diagrams
 from dmbench.render.plantuml import JAVA_HINT, NO_JAVA, RenderError
-from dmbench.render.repairs import EMPTY_MULTIPLICITY
+from dmbench.plantuml.repairs import EMPTY_MULTIPLICITY
 
 REJECTED = '@startuml\nclass Order\nclass Item\nOrder "" --|> "" Item\n@enduml\n'
 """An empty cardinality, as many LLM outputs write it: PlantUML calls it a syntax error."""
@@ -54,7 +54,7 @@ def test_one_jvm_draws_the_distinct_diagrams(batch, reference: str) -> None:
     assert drawing.ok and drawing.verdict == "accepted" and drawing.layout == LAYOUT
     assert drawing.path == cache / f"{sha256_text(reference)}.svg" and drawing.badge is None
     svg = drawing.path.read_text("utf-8")
-    assert svg.startswith("<?xml") and "contentStyleType" in svg and "</svg>" in svg
+    assert svg.startswith("<svg") and "contentStyleType" in svg and "</svg>" in svg
     assert ">Account<" in svg  # class names are drawn as text
 
 

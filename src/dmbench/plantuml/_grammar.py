@@ -24,7 +24,7 @@ def parser() -> Lark:
     return Lark(
         grammar_text(),
         parser="lalr",
-        start=["top_line", "member_line", "enum_line"],
+        start=["top_line", "member_line", "free_member", "enum_line"],
         propagate_positions=True,
     )
 

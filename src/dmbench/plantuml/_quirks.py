@@ -65,7 +65,7 @@ QUIRKS: tuple[Quirk, ...] = (
           _T + "test_single_line_note_swallows_up_to_a_later_end_note"),
     Quirk("10", "E.2", "repeated class declarations stay separate entries",
           _T + "test_repeated_class_declarations"),
-    Quirk("11", "E.4", "class, abstract class and note are keywords in any letter case",
+    Quirk("11", "E.4", "note in any letter case is a keyword even where a link or member follows",
           _T + "test_keyword_case"),
     Quirk("12", "E.4", "a cardinality's closing quote is optional (\"0..* <-- B reads)",
           _T + "test_cardinality_closing_quote_is_optional"),

@@ -15,13 +15,24 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedTok
 
 from dmbench.errors import ParseError
 from dmbench.plantuml._block import find_block
-from dmbench.plantuml._grammar import parser
+from dmbench.plantuml._grammar import parser, terminal
 from dmbench.plantuml._messages import NO_BLOCK
 from dmbench.plantuml._reading_memo import memoised_short_lines
-from dmbench.plantuml.model import Attribute, Class, Diagram, Enum, Note, Relationship
+from dmbench.plantuml.model import Attribute, Class, Diagram, Enum, Note, Relationship, Repair
+from dmbench.plantuml.repairs import EMPTY_MULTIPLICITY, INLINE_BODY, SLASH_COMMENT
 
 _TRAILING_SLASHES = re.compile(r"(^|\s)//.*$")
-_END_NOTE = re.compile(r"^end\s?note$")
+_END_NOTE = re.compile(r"^end\s?note$", re.I)
+_METHOD = re.compile(terminal("METHOD_LINE"))
+_SEPARATOR = re.compile(terminal("SEPARATOR_LINE"))
+_BLOCK_SETTING = re.compile(r"^(legend|header|footer|title)\b(?!.*:)(\s+(left|right|center|top|bottom))*\s*$", re.I)
+_NAME_PARTS = re.compile(r"\.|::")
+_PORT = re.compile(r"::.*$")
+_NOTHING = re.compile(r"(?!)")
+_NOTE_ALIAS = re.compile(r"\bas\s+([\w$.]+)\s*$")
+_SLASH_LINE = re.compile(r"^\s*//")
+_NO_SEPARATOR = re.compile(r"^set\s+(namespace)?separator\s+none\b", re.I)
+_PACKAGE_NAME = re.compile(r'^(?:"([^"]+)"|([^\s"#<]+))')
 
 
 def parse_standard(text: str) -> Diagram:
@@ -31,8 +42,15 @@ def parse_standard(text: str) -> Diagram:
         raise ParseError(NO_BLOCK, line=1, column=1, line_text=text.split("\n", 1)[0])
     _, start, end = block
     first_line = text.count("\n", 0, start) + 1
-    lines = _strip_comments(text[start : end - len("@enduml")]).split("\n")
-    return _Reader(lines, first_line).read()
+    body = text[start : end - len("@enduml")]
+    lines = _strip_comments(body).split("\n")
+    reader = _Reader(lines, first_line)
+    reader.out.repairs.extend(
+        Repair(SLASH_COMMENT, first_line + i)
+        for i, line in enumerate(body.split("\n"))
+        if _SLASH_LINE.match(line)
+    )
+    return reader.read()
 
 
 def _strip_comments(body: str) -> str:
@@ -104,6 +122,13 @@ class _Builder:
     relationships: list[Relationship] = field(default_factory=list)
     notes: list[Note] = field(default_factory=list)
     mentioned: set[str] = field(default_factory=set)
+    member_owners: set[str] = field(default_factory=set)
+    """Names given a member with ``A : x`` (a class even when nothing declares it)."""
+    repairs: list[Repair] = field(default_factory=list)
+    package_names: set[str] = field(default_factory=set)
+    """A link to a package that is not also a class links no class."""
+    interfaces: set[str] = field(default_factory=set)
+    """Names after ``implements``: PlantUML makes an undeclared one an interface."""
 
     def add_class(self, cls: Class) -> None:
         self.classes.setdefault(cls.name, []).append(cls)
@@ -116,12 +141,41 @@ class _Builder:
         self.mentioned.update(names)
 
     def diagram(self) -> Diagram:
+        """The declarations merged by name; a name declared both as a class and an enum takes
+        the kind of its last declaration, the other's members with it, as PlantUML does."""
+        for name in self.classes.keys() & self.enums.keys():
+            classes, enums = self.classes[name], self.enums[name]
+            if max(c.line or 0 for c in classes if c.kind) > max(e.line or 0 for e in enums):
+                literals = [
+                    Attribute(value, line=line)
+                    for e in enums
+                    for value, line in zip(e.values, e.value_lines or (e.line,) * len(e.values))
+                ]
+                classes.insert(0, Class(name, attributes=tuple(literals), line=enums[0].line))
+                del self.enums[name]
+            else:
+                enums.append(
+                    Enum(
+                        name,
+                        tuple(a.name for c in classes for a in c.attributes),
+                        value_lines=tuple(a.line or 0 for c in classes for a in c.attributes),
+                    )
+                )
+                del self.classes[name]
+        for name in sorted(self.interfaces - self.classes.keys() - self.enums.keys()):
+            self.classes[name] = [Class(name, True, kind="interface")]
+        packages = self.package_names - self.classes.keys() - self.enums.keys()
+        if packages:
+            self.relationships = [r for r in self.relationships if not set(_ends(r)) & packages]
+            self.mentioned = {name for r in self.relationships for name in _ends(r)}
+            self.mentioned |= self.member_owners
         return Diagram(
             classes=tuple(_merged_class(parts) for parts in self.classes.values()),
             enums=tuple(_merged_enum(parts) for parts in self.enums.values()),
             relationships=tuple(self.relationships),
             notes=tuple(self.notes),
             implicit_classes=tuple(sorted(self.mentioned - self.classes.keys())),
+            repairs=tuple(self.repairs),
         )
 
 
@@ -133,7 +187,7 @@ def _parse_line(start: str, line: str) -> Tree:
 #: reader only reads trees): lark's parse is most of a reading's time.
 _LINE_PARSERS = {
     start: memoised_short_lines(partial(_parse_line, start))
-    for start in ("top_line", "member_line", "enum_line")
+    for start in ("top_line", "member_line", "free_member", "enum_line")
 }
 
 
@@ -142,14 +196,17 @@ class _Reader:
     lines: list[str]
     first_line: int
     out: _Builder = field(default_factory=_Builder)
-    packages: int = 0
+    note_aliases: set[str] = field(default_factory=set)
+    """Names of notes (``note "x" as N``): a link to one is not a relationship."""
+    separated: bool = True
+    """Whether dots separate packages from names (``set separator none`` says not)."""
+    qualified: set[str] = field(default_factory=set)
+    """Every declared class's full name, to find a class declared inside another."""
 
     def read(self) -> Diagram:
         i = 1  # line 0 is the rest of the @startuml line: a diagram name, ignored
         while i < len(self.lines):
             i = self._top_level(i)
-        if self.packages:
-            raise self._error(len(self.lines) - 1, "a package is opened but never closed")
         return self.out.diagram()
 
     def _parse(self, i: int, start: str) -> Tree:
@@ -162,41 +219,76 @@ class _Reader:
         line = self.lines[i].strip()
         if not line:
             return i + 1
-        if line.endswith("{") and line.startswith("skinparam"):
+        if line.endswith("{") and line.lower().startswith("skinparam"):
             return self._skip_block(i)
+        if block := _BLOCK_SETTING.match(line):
+            return self._skip_to_end(i, block.group(1).lower())
         node = self._parse(i, "top_line").children[0]
         if isinstance(node, Token):
+            if _NO_SEPARATOR.match(line):
+                self.separated = False
             return i + 1
         handler = getattr(self, f"_{node.data}")
         return handler(i, node)
 
     def _class_decl(self, i: int, node: Tree) -> int:
-        kind, name, *rest = node.children
-        name = str(name)
-        abstract = kind.data != "plain_class"
+        keyword, name, *rest = node.children
+        self._check_hierarchy(i, _qualified(name))
+        name = self._class_name(name)
+        kind = {"plain_class": "class", "abstract_class": "abstract class"}.get(
+            keyword.data
+        ) or str(keyword.children[0]).lower()
+        abstract = kind in ("abstract class", "interface")
         body = next((c for c in rest if isinstance(c, Tree) and c.data.endswith("body")), None)
         for parents in (c for c in rest if isinstance(c, Tree) and c.data == "parents"):
-            for parent in parents.children:
-                parent = str(parent)
-                self.out.relate(Relationship("inheritance", parent, name), parent, name)
+            implements = self.lines[i][parents.meta.start_pos:].lower().startswith("implements")
+            implements = implements or kind == "interface"  # an interface extends interfaces
+            for parent in (self._end(c) for c in parents.children if isinstance(c, Tree)):
+                if implements:
+                    self.out.interfaces.add(parent)
+                self.out.relate(
+                    Relationship("inheritance", parent, name, line=self._line_number(i)),
+                    parent,
+                    name,
+                )
+        if body is None and self._next_line(i) == "{":
+            return self._class_body(self._next_index(i), name, abstract, kind)
         if body is None or body.data == "inline_body":
             members = body.children[0] if body is not None and body.children else None
             attributes = self._members(i, members) if members is not None else ()
-            self.out.add_class(Class(name, abstract, attributes))
+            if members is not None:
+                self.out.repairs.append(Repair(INLINE_BODY, self._line_number(i)))
+            self.out.add_class(Class(name, abstract, attributes, line=self._line_number(i), kind=kind))
             return i + 1
-        return self._class_body(i, name, abstract)
+        return self._class_body(i, name, abstract, kind)
 
-    def _class_body(self, i: int, name: str, abstract: bool) -> int:
+    def _class_body(self, i: int, name: str, abstract: bool, kind: str) -> int:
+        """The members up to ``}``; an object's lines are all fields, as PlantUML has them."""
+        methods = _METHOD if kind != "object" else _NOTHING
         attributes: list[Attribute] = []
         nested: list[Enum] = []
         j = i + 1
         while j < len(self.lines):
             line = self.lines[j].strip()
             if line == "}":
-                self.out.add_class(Class(name, abstract, tuple(attributes), tuple(nested)))
+                self.out.add_class(
+                    Class(
+                        name,
+                        abstract,
+                        tuple(attributes),
+                        tuple(nested),
+                        line=self._line_number(i),
+                        kind=kind,
+                    )
+                )
                 return j + 1
-            if line:
-                node = self._parse(j, "member_line").children[0]
+            if line and not _SEPARATOR.match(line) and not methods.match(line):
+                try:
+                    node = _LINE_PARSERS["member_line"](self.lines[j]).children[0]
+                except UnexpectedInput:
+                    attributes.append(self._free_attribute(j, line))
+                    j += 1
+                    continue
                 if node.data == "enum_decl":
                     enum, j = self._enum(j, node)
                     nested.append(enum)
@@ -220,7 +312,43 @@ class _Reader:
         value = default.children[0].strip() if default is not None else None
         names = [c for c in node.children if isinstance(c, Token) and c.type == "IDENT"]
         type_ = _span(parts["type"], line) if "type" in parts else None
-        return Attribute(str(names[-1]), type_, value, node.data == "constant")
+        return Attribute(
+            str(names[-1]), type_, value, node.data == "constant", line=self._line_number(i)
+        )
+
+    def _short(self, name: str) -> str:
+        """A class's name without its package (``com.example.Foo`` is ``Foo``), as PlantUML
+        shows it, unless ``set separator none`` made the dots part of names."""
+        return _NAME_PARTS.split(name)[-1] if self.separated else name
+
+    def _class_name(self, node: Tree) -> str:
+        """The name a declaration gives (an alias over a quoted display name)."""
+        return self._short(_qualified(node))
+
+    def _end(self, node: Tree) -> str:
+        token = node.children[0]
+        if token.type == "QUOTED":
+            return self._short(str(token)[1:-1])
+        return self._short(_PORT.sub("", str(token)))  # A::member, unquoted, is a member of A
+
+    def _check_hierarchy(self, i: int, qualified: str) -> None:
+        """PlantUML refuses a class inside a class (``A.B`` after ``class A``), in either order."""
+        if not self.separated:
+            return
+        self.qualified.add(qualified)
+        self.out.package_names.update(qualified.split(".")[:-1])
+        outer = qualified.rpartition(".")[0]
+        inner = [q for q in self.qualified if q.startswith(qualified + ".")]
+        if outer in self.qualified or inner:
+            parent, child = (outer, qualified) if outer in self.qualified else (qualified, inner[0])
+            raise self._error(i, f"class {child!r} is inside class {parent!r}: PlantUML has no "
+                                 "nested classes (it says 'Bad hierarchy')")
+
+    def _free_attribute(self, i: int, text: str) -> Attribute:
+        """A member line the precise rules cannot split: one attribute, as PlantUML keeps it."""
+        self._parse(i, "free_member")
+        name, type_, value = _free_member(text)
+        return Attribute(name, type_, value, line=self._line_number(i))
 
     def _enum_decl(self, i: int, node: Tree) -> int:
         enum, j = self._enum(i, node)
@@ -229,29 +357,52 @@ class _Reader:
 
     def _enum(self, i: int, node: Tree) -> tuple[Enum, int]:
         """An enum declared at line ``i`` (inline or as a block); return it and the next line."""
-        name = str(node.children[0])
-        body = node.children[-1] if isinstance(node.children[-1], Tree) else None
+        name = self._class_name(node.children[0])
+        last = node.children[-1]
+        body = last if isinstance(last, Tree) and last.data.endswith("enum_body") else None
         if body is None or body.data == "inline_enum_body":
             values = _literals(body.children[0]) if body is not None and body.children else ()
-            return Enum(name, values, is_inline=body is not None), i + 1
+            number = self._line_number(i)
+            enum = Enum(
+                name, values, body is not None, line=number, value_lines=(number,) * len(values)
+            )
+            return enum, i + 1
         values: list[str] = []
+        lines: list[int] = []
         for j in range(i + 1, len(self.lines)):
             line = self.lines[j].strip()
             if line == "}":
-                return Enum(name, tuple(values)), j + 1
-            if line:
-                values.extend(_literals(self._parse(j, "enum_line").children[0]))
+                enum = Enum(
+                    name, tuple(values), line=self._line_number(i), value_lines=tuple(lines)
+                )
+                return enum, j + 1
+            if line and not _SEPARATOR.match(line) and not _METHOD.match(line):
+                try:
+                    literals = _literals(_LINE_PARSERS["enum_line"](self.lines[j]).children[0])
+                except UnexpectedInput:
+                    literals = (self._free_attribute(j, line).name,)
+                values.extend(literals)
+                lines.extend([self._line_number(j)] * len(literals))
         raise self._error(i, f"enum {name!r} is opened but never closed (no line with '}}')")
 
     def _relationship(self, i: int, node: Tree) -> int:
         tokens: dict[str, list[Token]] = {}
+        ends = []
         for child in node.children:
-            tokens.setdefault(child.type, []).append(child)
-        source, target = (str(end) for end in tokens["IDENT"])
+            if isinstance(child, Tree):
+                ends.append(self._end(child))
+            else:
+                tokens.setdefault(child.type, []).append(child)
+        source, target = ends
+        hidden = "hidden" in tokens["ARROW"][0]
+        if hidden or {source, target} & self.note_aliases:
+            return i + 1
         arrow = tokens["ARROW"][0]
         source_card = target_card = None
         for card in tokens.get("CARDINALITY", []):
-            if card.start_pos < arrow.start_pos:
+            if card == '""':
+                self.out.repairs.append(Repair(EMPTY_MULTIPLICITY, self._line_number(i)))
+            elif card.start_pos < arrow.start_pos:
                 source_card = str(card[1:-1])
             else:
                 target_card = str(card[1:-1])
@@ -260,12 +411,39 @@ class _Reader:
             source, target, source_card, target_card = target, source, target_card, source_card
         label = _label(tokens.get("LABEL"))
         self.out.relate(
-            Relationship(kind, source, target, source_card, target_card, label), source, target
+            Relationship(
+                kind, source, target, source_card, target_card, label, line=self._line_number(i)
+            ),
+            source,
+            target,
         )
         return i + 1
 
+    def _quoted_target(self, i: int, node: Tree) -> int:
+        """``A -- "B C"``: a quoted name after an arrow, with no multiplicity before it."""
+        *rest, last = node.children
+        if isinstance(last, Token) and last.type == "LABEL":
+            *rest, target = rest
+            rest.append(Tree("end", [Token("QUOTED", str(target))]))
+            rest.append(last)
+        else:
+            rest.append(Tree("end", [Token("QUOTED", str(last))]))
+        return self._relationship(i, Tree("relationship", rest))
+
+    def _next_index(self, i: int) -> int:
+        j = i + 1
+        while j < len(self.lines) and not self.lines[j].strip():
+            j += 1
+        return j
+
+    def _next_line(self, i: int) -> str:
+        j = self._next_index(i)
+        return self.lines[j].strip() if j < len(self.lines) else ""
+
     def _assoc_class(self, i: int, node: Tree) -> int:
-        a, b, _arrow, target, *label = (str(child) for child in node.children)
+        a, b, _arrow, target, *label = (
+            self._end(child) if isinstance(child, Tree) else str(child) for child in node.children
+        )
         self.out.relate(
             Relationship(
                 "association_class",
@@ -273,6 +451,7 @@ class _Reader:
                 target,
                 label=_label(label),
                 association_members=(a, b),
+                line=self._line_number(i),
             ),
             a,
             b,
@@ -281,21 +460,29 @@ class _Reader:
         return i + 1
 
     def _member_of(self, i: int, node: Tree) -> int:
-        name, member = str(node.children[0]), node.children[1]
-        attribute = member.children[-1]
-        attributes = () if attribute.data == "method" else (self._attribute(i, attribute),)
-        self.out.add_class(Class(name, attributes=attributes))
+        name, text = self._end(node.children[0]), str(node.children[1])[1:].strip()
+        if name in self.note_aliases:
+            return i + 1
+        attributes = ()
+        if not _METHOD.match(text) and not _SEPARATOR.match(text):
+            attributes = (self._free_attribute(i, text),)
+        self.out.add_class(Class(name, attributes=attributes, line=self._line_number(i)))
         self.out.mentioned.add(name)
+        self.out.member_owners.add(name)
         return i + 1
 
     def _note_decl(self, i: int, node: Tree) -> int:
-        header = str(node.children[0]).strip()
+        header = str(node.children[1]).strip() if len(node.children) > 1 else ""
         if header.startswith('"'):
             content, _, position = header[1:].partition('"')
+            if alias := _NOTE_ALIAS.search(position):
+                self.note_aliases.add(alias.group(1))
             self.out.notes.append(Note(content, position.strip()))
             return i + 1
-        if ":" in header:
-            position, content = header.split(":", 1)
+        if alias := _NOTE_ALIAS.search(header):
+            self.note_aliases.add(alias.group(1))
+        if colon := _SINGLE_COLON.search(header):
+            position, content = header[: colon.start()], header[colon.end() :]
             self.out.notes.append(Note(content.strip(), position.strip()))
             return i + 1
         for j in range(i + 1, len(self.lines)):
@@ -306,14 +493,27 @@ class _Reader:
         raise self._error(i, "note is opened but never closed (no 'end note' line)")
 
     def _package_open(self, i: int, node: Tree) -> int:
-        self.packages += 1
+        names = [str(c).strip() for c in node.children if c.type == "PACKAGE_NAME"]
+        if names and (name := _PACKAGE_NAME.match(names[0])):
+            self.out.package_names.add(self._short((name.group(1) or name.group(2)).strip()))
+            if alias := _NOTE_ALIAS.search(names[0].strip()):
+                self.out.package_names.add(alias.group(1))
+        return i + 1
+
+    def _empty_package(self, i: int, node: Tree) -> int:
         return i + 1
 
     def _block_close(self, i: int, node: Tree) -> int:
-        if not self.packages:
-            raise self._error(i, "'}' closes nothing")
-        self.packages -= 1
+        """A package's end; PlantUML also passes over a '}' that closes nothing."""
         return i + 1
+
+    def _skip_to_end(self, i: int, keyword: str) -> int:
+        """A multi-line legend, header, footer or title: its text up to ``end<keyword>``."""
+        end = re.compile(rf"^end\s?{keyword}$", re.I)
+        for j in range(i + 1, len(self.lines)):
+            if end.match(self.lines[j].strip()):
+                return j + 1
+        raise self._error(i, f"{keyword} is opened but never closed (no 'end{keyword}' line)")
 
     def _skip_block(self, i: int) -> int:
         for j in range(i + 1, len(self.lines)):
@@ -352,11 +552,15 @@ class _Reader:
 
 
 def _merged_class(parts: list[Class]) -> Class:
+    """One class of its declarations: the first says where it is and, unless it only adds a
+    member (``A : x``, kind unknown), what kind it is."""
     return Class(
         parts[0].name,
         any(part.is_abstract for part in parts),
         tuple(a for part in parts for a in part.attributes),
         tuple(e for part in parts for e in part.nested_enums),
+        line=parts[0].line,
+        kind=next((part.kind for part in parts if part.kind is not None), "class"),
     )
 
 
@@ -365,6 +569,8 @@ def _merged_enum(parts: list[Enum]) -> Enum:
         parts[0].name,
         tuple(v for part in parts for v in part.values),
         all(part.is_inline for part in parts),
+        line=parts[0].line,
+        value_lines=tuple(n for part in parts for n in part.value_lines),
     )
 
 
@@ -374,3 +580,38 @@ def _literals(items: Tree) -> tuple[str, ...]:
 
 def _label(tokens: list[str] | None) -> str | None:
     return str(tokens[0])[1:].strip() if tokens else None
+
+
+def _ends(relationship: Relationship) -> tuple[str, ...]:
+    """The classes a relationship names (an association class's two members and its class)."""
+    if relationship.association_members:
+        return (*relationship.association_members, relationship.target)
+    return relationship.source, relationship.target
+
+
+def _qualified(node: Tree) -> str:
+    tokens = {child.type: str(child) for child in node.children}
+    return tokens["NAME"] if "NAME" in tokens else tokens["QUOTED"][1:-1]
+
+
+
+
+_FREE_NOISE = re.compile(r"\{(static|abstract|classifier|field)\}|<<.*?>>|\{[^}]*\}\s*$", re.I)
+_SINGLE_COLON = re.compile(r"(?<!:):(?!:)")
+_FREE_KEYWORDS = {"val", "var", "let", "const", "readonly", "public", "private", "protected",
+                  "internal", "static", "final", "volatile", "transient", "mutable", "unique"}
+
+
+def _free_member(text: str) -> tuple[str, str | None, str | None]:
+    """(name, type, default) of a member line in any language's style: ``name : Type``
+    (Kotlin, TypeScript, UML) or ``Type name`` (Java, C#, Go), with marks and modifiers left out."""
+    text = _FREE_NOISE.sub(" ", text).strip().lstrip("+-#~").strip()
+    text, equals, value = text.partition("=")
+    default = value.strip() or None if equals else None
+    if colon := _SINGLE_COLON.search(text):
+        before, type_ = text[: colon.start()], text[colon.end() :]
+        words = [w for w in before.split() if w.lower() not in _FREE_KEYWORDS]
+        name = words[-1] if words else before.strip()
+        return name.rstrip("?"), type_.strip() or None, default
+    words = [w for w in text.split() if w.lower() not in _FREE_KEYWORDS] or [text.strip()]
+    return words[-1], " ".join(words[:-1]) or None, default

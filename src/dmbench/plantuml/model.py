@@ -3,7 +3,10 @@
 Frozen dataclasses with tuples, so a model is a value: two readings of the same text can be
 compared with ``==`` and a model can be hashed or cached. The fields are those of the upstream
 parser's model (``strict.model`` in the golden ``parsed.jsonl``); ``to_dict``/``from_dict`` use
-that exact JSON shape.
+that exact JSON shape. The standard reading adds where each element came from (``line``, 1-based),
+each class's ``kind`` and the ``repairs`` it read through; they take no part in ``==`` (two
+readings of one model written on other lines are the same model) and appear in ``to_dict`` only
+when set, so the compat reading's JSON stays upstream's.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ class Attribute:
     type: str | None = None
     default_value: str | None = None
     is_constant: bool = False
+    line: int | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +48,9 @@ class Enum:
     name: str
     values: tuple[str, ...] = ()
     is_inline: bool = False
+    line: int | None = field(default=None, compare=False)
+    value_lines: tuple[int, ...] = field(default=(), compare=False)
+    """The line of each of ``values``, in order (empty when the reading keeps no lines)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +59,9 @@ class Class:
     is_abstract: bool = False
     attributes: tuple[Attribute, ...] = ()
     nested_enums: tuple[Enum, ...] = ()
+    line: int | None = field(default=None, compare=False)
+    kind: str | None = field(default=None, compare=False)
+    """The keyword it was declared with, lower case (``class``, ``interface``, ``entity``, ...)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +73,15 @@ class Relationship:
     target_cardinality: str | None = None
     label: str | None = None
     association_members: tuple[str, str] | None = None
+    line: int | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Repair:
+    """A habit PlantUML rejects that a reading read through anyway, named as the report names it."""
+
+    rule: str
+    line: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +97,8 @@ class Diagram:
     relationships: tuple[Relationship, ...] = ()
     notes: tuple[Note, ...] = ()
     implicit_classes: tuple[str, ...] = field(default=())
+    repairs: tuple[Repair, ...] | None = field(default=None, compare=False)
+    """What the reading repaired to read the text; None for a reading that does not say."""
 
     @property
     def all_class_names(self) -> tuple[str, ...]:
@@ -106,13 +127,14 @@ class Diagram:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON shape of upstream's ``ParsedModel`` (``strict.model`` in ``parsed.jsonl``)."""
-        return {
+        data: dict[str, Any] = {
             "classes": [
                 {
                     "name": c.name,
                     "is_abstract": c.is_abstract,
                     "attributes": [_attribute_dict(a) for a in c.attributes],
                     "nested_enums": [_enum_dict(e) for e in c.nested_enums],
+                    **_set(line=c.line, kind=c.kind),
                 }
                 for c in self.classes
             ],
@@ -128,12 +150,16 @@ class Diagram:
                     "association_members": (
                         list(r.association_members) if r.association_members else None
                     ),
+                    **_set(line=r.line),
                 }
                 for r in self.relationships
             ],
             "notes": [{"content": n.content, "position": n.position} for n in self.notes],
             "implicit_classes": list(self.implicit_classes),
         }
+        if self.repairs is not None:
+            data["repairs"] = [{"rule": r.rule, "line": r.line} for r in self.repairs]
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Diagram:
@@ -144,6 +170,8 @@ class Diagram:
                     is_abstract=c["is_abstract"],
                     attributes=tuple(Attribute(**a) for a in c["attributes"]),
                     nested_enums=tuple(_enum_from(e) for e in c["nested_enums"]),
+                    line=c.get("line"),
+                    kind=c.get("kind"),
                 )
                 for c in data["classes"]
             ),
@@ -159,12 +187,23 @@ class Diagram:
                     association_members=(
                         tuple(r["association_members"]) if r["association_members"] else None
                     ),
+                    line=r.get("line"),
                 )
                 for r in data["relationships"]
             ),
             notes=tuple(Note(**n) for n in data["notes"]),
             implicit_classes=tuple(data["implicit_classes"]),
+            repairs=(
+                tuple(Repair(r["rule"], r["line"]) for r in data["repairs"])
+                if "repairs" in data
+                else None
+            ),
         )
+
+
+def _set(**fields: Any) -> dict[str, Any]:
+    """The fields that are set: what the standard reading adds to upstream's shape."""
+    return {name: value for name, value in fields.items() if value is not None}
 
 
 def _attribute_dict(a: Attribute) -> dict[str, Any]:
@@ -173,12 +212,24 @@ def _attribute_dict(a: Attribute) -> dict[str, Any]:
         "type": a.type,
         "default_value": a.default_value,
         "is_constant": a.is_constant,
+        **_set(line=a.line),
     }
 
 
 def _enum_dict(e: Enum) -> dict[str, Any]:
-    return {"name": e.name, "values": list(e.values), "is_inline": e.is_inline}
+    data = {"name": e.name, "values": list(e.values), "is_inline": e.is_inline, **_set(line=e.line)}
+    if e.value_lines:
+        data["literals"] = [
+            {"value": value, "line": line} for value, line in zip(e.values, e.value_lines)
+        ]
+    return data
 
 
 def _enum_from(data: dict[str, Any]) -> Enum:
-    return Enum(name=data["name"], values=tuple(data["values"]), is_inline=data["is_inline"])
+    return Enum(
+        name=data["name"],
+        values=tuple(data["values"]),
+        is_inline=data["is_inline"],
+        line=data.get("line"),
+        value_lines=tuple(literal["line"] for literal in data.get("literals", ())),
+    )

