@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from dmbench.core.escape import markdown_text
 from dmbench.core.hashing import file_sha256
 from dmbench.package.facts import Facts, count, describe, listing
 from dmbench.package.metadata import (
@@ -82,7 +83,7 @@ def readme(
             f"Version {version} (dmbench {version}, built from commit `{commit}`), "
             f"DOI [{doi}](https://doi.org/{doi}).",
             "",
-            describe(facts),
+            describe(facts, markdown_text),
             "",
             "This zip is a Frictionless Data Package (`datapackage.json`); `croissant.json` "
             "describes the same tables in MLCommons Croissant. Every file is listed with its "
@@ -184,7 +185,7 @@ def croissant(
         "@type": "sc:Dataset",
         "name": NAME,
         "conformsTo": CROISSANT_VERSION,
-        "description": f"{TITLE}. {describe(facts)}",
+        "description": f"{TITLE}. {describe(facts, markdown_text)}",
         "license": LICENSE_URL,
         "url": f"https://doi.org/{citation.doi}",
         "sameAs": f"https://doi.org/{citation.doi}",

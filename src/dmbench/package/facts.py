@@ -8,9 +8,11 @@ data: a hand-written "two LLMs" stayed on the page after a third model's runs we
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from dmbench.core.escape import one_line
 from dmbench.core.csvio import read_csv
 from dmbench.package.tables import OUTPUTS_PATH, RUNS_PATH, SCORES_PATH
 from dmbench.sources.records import RECORDS_PATH
@@ -63,19 +65,29 @@ def package_facts(package_dir: Path) -> Facts:
     )
 
 
-def describe(facts: Facts) -> str:
-    """The package's description, every number and name in it taken from ``facts``."""
+def describe(facts: Facts, name: Callable[[str], str] = one_line) -> str:
+    """The package's description, every number and name in it taken from ``facts``.
+
+    ``name`` escapes each candidate, model and metric name for where the description goes
+    (:mod:`dmbench.core.escape`: Markdown, HTML); they come from the package's runs, and a model
+    name there is whatever a run or an imported log said.
+    """
+    names = {
+        field: tuple(name(item) for item in getattr(facts, field))
+        for field in ("candidates", "llms", "llm_candidates", "metrics")
+    }
     datasets = "; ".join(f"{name.upper().replace('DS', 'DS-')}: {n} records" for name, n in facts.datasets)
     llms = (
-        f", of which {listing(facts.llm_candidates)} prompt {count(len(facts.llms), 'LLM')} "
-        f"({listing(facts.llms)})"
+        f", of which {listing(names['llm_candidates'])} prompt "
+        f"{count(len(facts.llms), 'LLM')} ({listing(names['llms'])})"
         if facts.llms
         else ""
     )
     return (
         f"{facts.records} natural-language domain descriptions with expert reference UML class "
         f"diagrams in PlantUML ({datasets}); the {facts.outputs} outputs of {facts.runs} runs of "
-        f"{count(len(facts.candidates), 'candidate')} ({listing(facts.candidates)}){llms}; their "
-        f"scores under {count(len(facts.metrics), 'metric')} ({listing(facts.metrics)}); and the "
+        f"{count(len(facts.candidates), 'candidate')} ({listing(names['candidates'])}){llms}; "
+        f"their scores under {count(len(facts.metrics), 'metric')} ({listing(names['metrics'])}); "
+        "and the "
         "code that re-scores them and rebuilds the published tables."
     )

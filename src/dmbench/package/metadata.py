@@ -9,6 +9,7 @@ fails when they drift.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from importlib import metadata as distribution
@@ -253,7 +254,7 @@ def citation_cff(citation: Citation, description: str = DESCRIPTION) -> str:
         *([f'repository-code: "{citation.repository_code}"'] if citation.repository_code else []),
         "authors:",
         *(line for author in citation.authors for line in _cff_author(author)),
-        f'abstract: "{description}"',
+        f"abstract: {json.dumps(description, ensure_ascii=False)}",  # YAML's "…" string
         "keywords:",
         *(f'  - "{k}"' for k in KEYWORDS),
         "references:",

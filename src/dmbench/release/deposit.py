@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from dmbench.core.escape import html_text
 from dmbench._version import __version__
 from dmbench.core import atomic
 from dmbench.core.hashing import file_sha256
@@ -370,7 +371,7 @@ def build_deposit(
         package_staging = staging / "package"
         package_staging.mkdir()
         stage_package(package_dir, package_staging, release)
-        description = describe(package_facts(package_staging))
+        description = describe(package_facts(package_staging), html_text)  # Zenodo: HTML
         try:
             members = folder_members(package_staging)
         except PackageError as error:  # staged as the package holds it: name the package

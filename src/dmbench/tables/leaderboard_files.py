@@ -14,6 +14,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from dmbench.core.escape import markdown_text
 from dmbench.core import atomic
 from dmbench.core.csvio import csv_text
 from dmbench.judge.leaderboard import Entry, leaderboard_entries
@@ -158,15 +159,16 @@ def leaderboard_markdown(board: dict[str, Any]) -> str:
         for r in mine:
             ci = f" [{_fmt(r['ci_low'])}, {_fmt(r['ci_high'])}]" if r["ci_low"] is not None else ""
             body.append(
-                [str(r["rank"] or "–"), r["candidate"], r["llm"] or "–", _fmt(r["overall"]) + ci,
+                [str(r["rank"] or "–"), markdown_text(r["candidate"]),
+                 markdown_text(r["llm"]) if r["llm"] else "–", _fmt(r["overall"]) + ci,
                  *(_fmt(r["types"].get(t)) for t in types),
                  *(_fmt(r["dimensions"].get(d)) for d in dimensions),
                  str(r["n"]), str(r["failed"]), str(r["orders"]), _fmt(r["position_bias"]),
                  _fmt(r["flip_rate"]), _fmt(r["alpha"]),
-                 "; ".join(w["message"] for w in row_warnings(r)) or "–"]
+                 "; ".join(markdown_text(w["message"]) for w in row_warnings(r)) or "–"]
             )  # fmt: skip
         lines += [
-            f"## Board {number}: judge {judge}",
+            f"## Board {number}: judge {markdown_text(judge)}",
             "",
             f"Seed {settings['seed']}, criteria {settings['criteria_id']} "
             f"{settings['criteria_version']}, prompt {settings['prompt_version']}, "
@@ -180,7 +182,7 @@ def leaderboard_markdown(board: dict[str, Any]) -> str:
                       ""]  # fmt: skip
             lines += markdown_table(
                 ["a", "b", "n", "diff [95% CI]", "p", "p (Holm)"],
-                [[c["a"], c["b"], str(c["n"]),
+                [[markdown_text(c["a"]), markdown_text(c["b"]), str(c["n"]),
                   f"{c['diff']:+.3f} [{c['ci_low']:+.3f}, {c['ci_high']:+.3f}]",
                   _fmt(c["p_value"]), _fmt(c["p_holm"])] for c in compared],
                 "llrrrr",
