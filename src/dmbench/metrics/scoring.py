@@ -27,6 +27,13 @@ if TYPE_CHECKING:  # the process pool is imported where used: 0.03 s of every co
     import multiprocessing.context
 
 EMPTY_GENERATED_MODEL = "empty_generated_model"
+MAX_CLASSES = 100
+MAX_ELEMENTS = 300
+"""The largest diagram a metric scores: ``MAX_CLASSES`` classes and ``MAX_ELEMENTS``
+attributes and relationships each (the largest reference or output of the benchmark has 23
+classes, 48 attributes, 29 relationships). The comparisons match every element of one diagram
+with every one of the other: two 2000-class diagrams took 149 s and 1.4 GB; two diagrams at the
+bound take 4 s of CPU under metrik-4 (``benchmarks/bench_huge_pairs.py``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,7 +92,10 @@ class Metric:
     settings: Mapping[str, Any] = field(default_factory=dict)
 
     def explained(self, reference: str, generated: str) -> Explained:
-        """``explain``, each distinct pair computed once per process (see ``_score_memo``)."""
+        """``explain``, each distinct pair computed once per process (see ``_score_memo``);
+        a diagram beyond the size bound is refused before any comparison."""
+        for side, text in (("reference", reference), ("generated", generated)):
+            _size_checked(side, text, self.reading)
         return remembered(
             self.name, reference, generated, lambda: self.explain(reference, generated)
         )
@@ -95,6 +105,26 @@ class Metric:
         return Scores(
             explanation.class_score, explanation.attribute_score, explanation.association_score
         )
+
+
+def _size_checked(side: str, text: str, reading: str) -> None:
+    """A ``MetricError`` in one line for a diagram beyond ``MAX_CLASSES``/``MAX_ELEMENTS``; a
+    text the reading cannot read is left to the metric, which says why in its own words."""
+    try:
+        diagram = parse(text, reading)
+    except ValueError:
+        return
+    counts = {
+        "classes": (len(diagram.all_class_names), MAX_CLASSES),
+        "attributes": (sum(len(c.attributes) for c in diagram.classes), MAX_ELEMENTS),
+        "relationships": (len(diagram.relationships), MAX_ELEMENTS),
+    }
+    for what, (count, limit) in counts.items():
+        if count > limit:
+            raise MetricError(
+                f"the {side} diagram has {count} {what}; the metrics score diagrams of at most "
+                f"{MAX_CLASSES} classes and {MAX_ELEMENTS} attributes and relationships each"
+            )
 
 
 def _metrik4(reading: str, reference: str, generated: str) -> Explanation:

@@ -68,8 +68,8 @@ def row_warnings(row: dict[str, Any]) -> list[dict[str, Any]]:
                            "are left out of the mean", row["failed_share"],
                            FAILED_SHARE_LIMIT))  # fmt: skip
     if row["self_preference"]:
-        found.append(_warn(row, "self_preference", f"the judge shares a model family with "
-                           f"{row['llm']}; it may favour its own family"))  # fmt: skip
+        found.append(_warn(row, "self_preference", "the judge shares a model family with the "
+                           "row's LLM; it may favour its own family"))  # fmt: skip
     if row["rank"] is None and row["overall"] is not None:
         low, high = row["ci_low"], row["ci_high"]
         off = abs(row["overall"] - 0.5) > IDENTITY_TOLERANCE or not low <= 0.5 <= high
@@ -165,7 +165,7 @@ def leaderboard_markdown(board: dict[str, Any]) -> str:
                  *(_fmt(r["dimensions"].get(d)) for d in dimensions),
                  str(r["n"]), str(r["failed"]), str(r["orders"]), _fmt(r["position_bias"]),
                  _fmt(r["flip_rate"]), _fmt(r["alpha"]),
-                 "; ".join(markdown_text(w["message"]) for w in row_warnings(r)) or "–"]
+                 "; ".join(w["message"] for w in row_warnings(r)) or "–"]
             )  # fmt: skip
         lines += [
             f"## Board {number}: judge {markdown_text(judge)}",
