@@ -61,6 +61,7 @@ import httpx
 
 from dmbench.core.clock import now_utc
 from dmbench.core.hashing import sha256_bytes, sha256_text
+from dmbench.core.names import check_name
 from dmbench.core.urls import public_url
 from dmbench.errors import (
     CacheMissError,
@@ -364,7 +365,7 @@ class OllamaChat:
             raise DmbenchError("offline mode needs a reply cache to replay from")
         if not math.isfinite(timeout) or timeout <= 0:
             raise InputError(f"--timeout {timeout!r} is out of range", hint="give seconds above 0")
-        self.model = model
+        self.model = check_name(model, "--model")  # lands in run ids, tables and the report
         self.hosts = resolve_hosts(hosts)
         self.timeout = float(timeout)
         self.think = think

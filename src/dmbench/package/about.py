@@ -109,9 +109,10 @@ def readme(
             "## What is inside",
             "",
             f"- `data/`: {facts.records} records, {facts.runs} runs of "
-            f"{listing(facts.candidates)}"
-            + (f" (LLMs: {listing(facts.llms)})" if facts.llms else "")
-            + f", {facts.outputs} outputs, their scores ({listing(facts.metrics)})",
+            f"{listing(tuple(map(markdown_text, facts.candidates)))}"
+            + (f" (LLMs: {listing(tuple(map(markdown_text, facts.llms)))})" if facts.llms else "")
+            + f", {facts.outputs} outputs, their scores "
+            f"({listing(tuple(map(markdown_text, facts.metrics)))})",
             "- `runs/`: the run store the tables are derived from; `prompts/`: the prompts",
             "- `results/`: the published tables, recomputed by `dmbench check`, and PlantUML's "
             "verdict on the outputs (`validity.*`), shipped as drawn (drawing needs Java)",
