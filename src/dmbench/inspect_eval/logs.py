@@ -28,6 +28,7 @@ from typing import Any
 
 from dmbench.core import atomic
 from dmbench.core.clock import now_utc
+from dmbench.core.csvio import read_csv
 from dmbench.core.escape import one_line
 from dmbench.core.hashing import file_sha256
 from dmbench.core.names import check_name, shown
@@ -38,6 +39,7 @@ from dmbench.inspect_eval.settings import build_candidate, run_settings, sent_op
 from dmbench.package import load_records, refresh, require_package
 from dmbench.package.descriptor import DESCRIPTOR
 from dmbench.package.lock import package_lock
+from dmbench.package.tables import RUNS_PATH
 from dmbench.package.validate import run_json_validator
 from dmbench.runs.generate import settings_fingerprint
 from dmbench.sources.records import DATASETS
@@ -55,6 +57,7 @@ TASK_NAME = "domain_modelling"
 OUTPUT_KEY = "dmbench_output"
 """Where the task's solver stores each record's outcome (``dmbench.inspect_eval.solver``)."""
 HARNESS = "inspect_ai"
+SCRATCH_PREFIX = ".import-inspect-"
 TASK_NAMES = (TASK_NAME, f"dmbench/{TASK_NAME}")
 """The task names a log of this task carries (inspect adds the package's name)."""
 MAX_EPOCH = 1000
@@ -358,10 +361,17 @@ def _already_imported(package_dir: Path, plan: _Planned) -> bool:
     )
 
 
+def _tabulated(package_dir: Path, plans: Sequence[_Planned]) -> bool:
+    """Whether ``data/runs.csv`` lists every planned run: an import killed after its rename
+    and before the refresh left a stored run the tables lack, which this import derives."""
+    listed = {row["run_id"] for _, row in read_csv(package_dir / RUNS_PATH)}
+    return all(plan.info.run_id in listed for plan in plans)
+
+
 def _write(package_dir: Path, plan: _Planned) -> None:
     runs = Path(package_dir) / RUNS_DIR
     runs.mkdir(exist_ok=True)
-    scratch = Path(tempfile.mkdtemp(prefix=".import-inspect-", dir=package_dir))
+    scratch = Path(tempfile.mkdtemp(prefix=SCRATCH_PREFIX, dir=package_dir))
     try:
         atomic.write_json(scratch / RUN_FILE, plan.info.to_dict())
         atomic.write_text(scratch / OUTPUTS_FILE, "".join(row.to_json_line() for row in plan.rows))
@@ -386,6 +396,8 @@ def import_inspect_logs(package_dir: Path, logs: Sequence[Path]) -> list[Importe
         seen[plan.info.run_id] = plan.log
     results = []
     with package_lock(package_dir):
+        for stale in package_dir.glob(f"{SCRATCH_PREFIX}*"):  # a killed import's work aside
+            shutil.rmtree(stale, ignore_errors=True)
         new = [not _already_imported(package_dir, plan) for plan in plans]  # refuse before writing
         for plan, added in zip(plans, new, strict=True):
             if added:
@@ -399,6 +411,8 @@ def import_inspect_logs(package_dir: Path, logs: Sequence[Path]) -> list[Importe
                     added,
                 )
             )
-        if any(result.added for result in results) and (package_dir / DESCRIPTOR).is_file():
+        if (package_dir / DESCRIPTOR).is_file() and (
+            any(result.added for result in results) or not _tabulated(package_dir, plans)
+        ):
             refresh(package_dir)
     return results
