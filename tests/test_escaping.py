@@ -40,7 +40,7 @@ class TestTheRule:
         assert markdown_text("line\u2028sep") == "line\\\\u2028sep"
 
     def test_names_benchmarks_use_are_unchanged(self):
-        for name in ("glm-5.1:cloud", "rule_based", "openai/gpt-4o", "kimi-k2.6:cloud"):
+        for name in ("glm-5.1:cloud", "rule_based", "openai/gpt-4o", "chen__kimi-k2.6_cloud"):
             assert markdown_text(name) == html_text(name) == name
 
     def test_html_text_and_one_line(self):

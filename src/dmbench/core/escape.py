@@ -14,7 +14,8 @@ import html
 import re
 import unicodedata
 
-_MARKDOWN_PUNCTUATION = re.compile(r"([\\`*\[\]()#!|~{}+]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9]))")
+_MARKDOWN_PUNCTUATION = re.compile(r"([\\`*\[\]()#!|~{}+])")
+_UNDERSCORES = re.compile(r"_+")
 _ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
 
 
@@ -41,7 +42,16 @@ def markdown_text(text: str) -> str:
     """``text`` as literal Markdown: one line, markup characters escaped (safe in table cells,
     headings, lists and prose alike)."""
     escaped = _MARKDOWN_PUNCTUATION.sub(r"\\\1", one_line(text))
+    escaped = _UNDERSCORES.sub(lambda run: _underscores(escaped, run), escaped)
     return re.sub(r"[&<>]", lambda match: _ENTITIES[match.group()], escaped)
+
+
+def _underscores(text: str, run: re.Match[str]) -> str:
+    """A run of ``_`` inside a word (``rule_based``, ``chen__kimi``) is literal in CommonMark;
+    one at a word's edge could open or close emphasis and is escaped."""
+    start, end = run.span()
+    inside = 0 < start and end < len(text) and text[start - 1].isalnum() and text[end].isalnum()
+    return run.group() if inside else run.group().replace("_", "\\_")
 
 
 def html_text(text: str) -> str:
