@@ -21,7 +21,7 @@ from pathlib import Path
 
 import ollama
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "support"))
 from fake_ollama import MODEL, FakeOllama, Reply, judge_reply  # noqa: E402
 
 from dmbench.judge import Instance, Judge, JudgeOptions, judge_in_order, load_criteria  # noqa: E402

@@ -13,7 +13,6 @@ in the task's metadata, which ``dmbench import-inspect`` reads back as the run's
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from inspect_ai import Task, task
@@ -22,52 +21,18 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.scorer import Scorer
 
 from dmbench._version import __version__
-from dmbench.candidates import candidate_spec, candidate_specs
 from dmbench.core import paths
 from dmbench.errors import DmbenchError, InputError
 from dmbench.inspect_eval.judge import judge_score
 from dmbench.inspect_eval.logs import TASK_NAME
 from dmbench.inspect_eval.scorer import benchmark_score
+from dmbench.inspect_eval.settings import build_candidate, run_settings
 from dmbench.inspect_eval.solver import candidate_solver
 from dmbench.judge import load_criteria
 from dmbench.judge.runs import CORPUS_LABELS
-from dmbench.llm.llm_candidate import LLMCandidate
 from dmbench.metrics import DEFAULT_METRIC, get_metric
 from dmbench.package import require_package
 from dmbench.sources.records import DATASETS, load_records
-
-NOT_SENT = {"timeout": "timeout_seconds", "think": "think", "repeat_penalty": "repeat_penalty"}
-"""The candidates' options the inspect path does not send (inspect has its own timeouts), by
-their name in a run's settings, where they are stored as unset."""
-
-MODEL_PLACEHOLDER = "inspect"
-"""The candidate's model until the log says which inspect model ran (set on import)."""
-
-
-def build_candidate(candidate: str, package: Path, settings: dict[str, Any]) -> LLMCandidate:
-    """The LLM candidate ``dmbench generate`` would build from its spec, with the package's
-    prompt files; ``settings`` may be any of the spec's options the inspect path sends."""
-    spec = candidate_spec(candidate)
-    if not spec.uses_llm:
-        llm = [known.name for known in candidate_specs() if known.uses_llm]
-        raise InputError(f"candidate {candidate!r} is not an LLM candidate; choose one of {llm}")
-    sent = [option for option in spec.options if option not in NOT_SENT]
-    unknown = sorted(set(settings) - set(sent))
-    if unknown:
-        raise InputError(
-            f"task argument(s) {', '.join(unknown)} are not settings of {candidate} in the "
-            "inspect task",
-            hint=f"known: {', '.join(sent)}",
-        )
-    built = spec.factory(model=MODEL_PLACEHOLDER, prompts=package, **settings)
-    assert isinstance(built, LLMCandidate)
-    return built
-
-
-def run_settings(candidate: LLMCandidate) -> dict[str, Any]:
-    """The run's settings as ``dmbench generate`` stores them, less what is not sent."""
-    return {**candidate.settings(), **dict.fromkeys(NOT_SENT.values())}
-
 
 @task(name=TASK_NAME)
 def domain_modelling(

@@ -7,7 +7,11 @@ validated against the schema sent as ``format``; one that is cut off (``done_rea
 in all, and then recorded as a failed judgement with its reason. Such replies are never cached,
 so a later run asks again instead of replaying the failure. Each call is kept once, with its
 attempt number, what it was rejected for and its raw reply; the messages sent are kept by their
-sha256 (:attr:`Judged.messages`), once however many judgements send them.
+sha256 (:attr:`Judged.messages`), once however many judgements send them. A reply is checked
+whole but stored bounded: at most :data:`STORED_REPLY_CHARS` of its content and of its thinking
+(with the full length and sha256 when cut) and :data:`STORED_REASON_CHARS` of each reason, so a
+judge that answers 15 MiB cannot make a run 500 MB or hold it all in memory; a judge run stores
+reply text only until its judgements reach ``runs.RUN_REPLY_BYTES``.
 
 An empty generated diagram is not sent at all: S_final 0, ``empty_generated_model``; nor is one
 the standard reading cannot read: S_final 0, ``unreadable_generated_model`` (pasting it raw would
@@ -45,6 +49,10 @@ from dmbench.judge.views import DEFAULT_VIEW, VIEWS, Drawings
 from dmbench.llm import CacheMissError, ChatError, OllamaChat, Options
 
 MAX_ATTEMPTS = 3
+STORED_REPLY_CHARS = 16 * 1024
+"""The characters of a reply's content (and of its thinking) a judgement keeps; a valid
+judge reply is a few kB."""
+STORED_REASON_CHARS = 1000
 Messages = dict[str, list[dict[str, Any]]]
 EMPTY_GENERATED = "empty_generated_model"
 UNREADABLE_GENERATED = "unreadable_generated_model"
@@ -217,19 +225,22 @@ class Judge:
                 missed = exc  # offline: a rejected reply was never cached; try the next one
                 continue
             except ChatError as exc:
-                calls.append({"attempt": attempt, "rejected": str(exc), **exc.call})
+                calls.append({"attempt": attempt, "rejected": str(exc), **stored_call(exc.call)})
                 break  # the llm layer already retried what a retry can fix
             body = {"message": reply.call.get("reply") or {}, "done_reason": reply.call.get(
                 "done_reason"
             )}
             data, error = check_reply(body, schema)
-            calls.append({"attempt": attempt, "rejected": error, **reply.call})
+            calls.append({"attempt": attempt, "rejected": error, **stored_call(reply.call)})
+            del reply, body  # the whole reply is not kept past its check
             if data is not None:
                 if question == DETECT:
                     answer = {"person": data["person"], "correct": data["person"] == reference_as}
                     judgement = {**_failed(row, None, calls), "failed": False, **answer}
                     return judgement, {messages_sha256: messages}
-                scored = score(self.criteria, data["scores"], reference_as, instance.type)
+                scores = {cid: {**given, "reason": str(given["reason"])[:STORED_REASON_CHARS]}
+                          for cid, given in data["scores"].items()}  # fmt: skip
+                scored = score(self.criteria, scores, reference_as, instance.type)
                 judgement = {
                     **row,
                     "failed": False,
@@ -262,6 +273,31 @@ def _failed(row: dict[str, Any], error: str | None, calls: list[dict[str, Any]])
         "scores": None,
         "calls": calls,
     }
+
+
+def stored_call(call: dict[str, Any], limit: int = STORED_REPLY_CHARS) -> dict[str, Any]:
+    """``call`` as a judgement stores it: its reply's content and thinking cut to ``limit``
+    characters, with the length and sha256 of each text that was cut."""
+    reply = call.get("reply")
+    if not isinstance(reply, dict):
+        return call
+    kept, cut = dict(reply), {}
+    for part in ("content", "thinking"):
+        text = reply.get(part)
+        if isinstance(text, str) and len(text) > limit:
+            kept[part] = text[:limit]
+            cut[part] = {"chars": len(text), "sha256": sha256_text(text)}
+    return {**call, "reply": kept, "reply_cut": cut} if cut else call
+
+
+def without_reply_text(row: dict[str, Any]) -> dict[str, Any]:
+    """A judge-run row with no reply text in its calls (lengths and sha256 kept): what a run
+    stores once its reply text has reached its bound."""
+    judgements = [
+        {**j, "calls": [stored_call(c, 0) for c in j.get("calls") or ()]}
+        for j in row.get("judgements") or ()
+    ]
+    return {**row, "judgements": judgements} if judgements else row
 
 
 def _generated_form(instance: Instance) -> BlindForm:

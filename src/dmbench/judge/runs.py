@@ -41,6 +41,7 @@ from dmbench.judge.judging import (
     JudgeOptions,
     Messages,
     judge_all,
+    without_reply_text,
 )
 from dmbench.judge.prompt import DETECT, PROMPT_VERSION, SCORE, template_sha256
 from dmbench.judge.views import DEFAULT_VIEW
@@ -58,6 +59,9 @@ from dmbench.sources.records import BenchmarkRecord
 
 JUDGEMENTS_FILE = "judgements.jsonl"
 MESSAGES_FILE = "messages.jsonl"
+RUN_REPLY_BYTES = 64 * 2**20
+"""Past this size of ``judgements.jsonl`` a run stores its replies' lengths and sha256 only,
+no more reply text: a run's stored replies are bounded whatever its judge answers."""
 CRITERIA_FILE = "criteria.json"
 WORK_DIR = ".dmbench-cache/judge"
 """Where a judge run is worked on until it is moved into ``runs/``."""
@@ -221,6 +225,8 @@ class JudgeRun:
                 append_line(self.path / MESSAGES_FILE,
                             json_line({"sha256": digest, "messages": sent}))  # fmt: skip
                 self._sent.add(digest)
+        if self.judgements_path.exists() and self.judgements_path.stat().st_size > RUN_REPLY_BYTES:
+            row = without_reply_text(row)
         append_line(self.judgements_path, json_line(row))
 
     def save_info(self) -> None:

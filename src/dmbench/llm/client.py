@@ -51,7 +51,6 @@ import os
 import sys
 import threading
 import time
-import urllib.parse
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from http import HTTPStatus
@@ -62,6 +61,8 @@ import httpx
 
 from dmbench.core.clock import now_utc
 from dmbench.core.hashing import sha256_bytes, sha256_text
+from dmbench.core.names import check_name
+from dmbench.core.urls import public_url
 from dmbench.errors import (
     CacheMissError,
     ChatError,
@@ -231,25 +232,11 @@ def resolve_hosts(hosts: Sequence[str] = ()) -> tuple[str, ...]:
 
 def _public_host(host: str) -> str:
     try:
-        split = urllib.parse.urlsplit(host if "://" in host else f"http://{host}")
-        split.port  # noqa: B018 - a port out of range or not a number raises here
-        if not split.hostname:
-            raise ValueError("no host name")
+        public, dropped = public_url(host)
     except ValueError as exc:
         raise InputError(
             f"--host {host!r} is not a server URL ({exc})", hint="e.g. http://localhost:11434"
         ) from None
-    scheme = f"{split.scheme}://" if "://" in host else ""
-    public = f"{scheme}{split.netloc.rpartition('@')[2]}{split.path}".rstrip("/")
-    dropped = [
-        part
-        for part, given in (
-            ("user name and password", "@" in split.netloc),
-            ("query", "?" in host),
-            ("fragment", "#" in host),
-        )
-        if given
-    ]
     if dropped:
         print(
             f"dmbench: warning: --host {public}: dropped the {', '.join(dropped)} of the URL "
@@ -378,7 +365,7 @@ class OllamaChat:
             raise DmbenchError("offline mode needs a reply cache to replay from")
         if not math.isfinite(timeout) or timeout <= 0:
             raise InputError(f"--timeout {timeout!r} is out of range", hint="give seconds above 0")
-        self.model = model
+        self.model = check_name(model, "--model")  # lands in run ids, tables and the report
         self.hosts = resolve_hosts(hosts)
         self.timeout = float(timeout)
         self.think = think

@@ -27,6 +27,15 @@ if TYPE_CHECKING:  # the process pool is imported where used: 0.03 s of every co
     import multiprocessing.context
 
 EMPTY_GENERATED_MODEL = "empty_generated_model"
+MAX_CLASSES = 100
+MAX_ELEMENTS = 300
+"""The largest diagram a metric scores: ``MAX_CLASSES`` classes and ``MAX_ELEMENTS``
+attributes and relationships each (the largest reference or output of the benchmark has 23
+classes, 48 attributes, 29 relationships). The comparisons match every element of one diagram
+with every one of the other: two 2000-class diagrams took 149 s and 1.4 GB; two diagrams at the
+bound take 4 s of CPU under metrik-4 (``benchmarks/bench_huge_pairs.py``)."""
+METRIK3_BOUND = (30, 90)
+"""metrik-3's subgraph search grows faster: 20 classes take 0.01 s, 30 classes 7 s."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,9 +92,14 @@ class Metric:
     description: str
     explain: Callable[[str, str], Explained]
     settings: Mapping[str, Any] = field(default_factory=dict)
+    bound: tuple[int, int] = (MAX_CLASSES, MAX_ELEMENTS)
+    """The most classes, and attributes or relationships, of a diagram it scores."""
 
     def explained(self, reference: str, generated: str) -> Explained:
-        """``explain``, each distinct pair computed once per process (see ``_score_memo``)."""
+        """``explain``, each distinct pair computed once per process (see ``_score_memo``);
+        a diagram beyond the size bound is refused before any comparison."""
+        for side, text in (("reference", reference), ("generated", generated)):
+            _size_checked(side, text, self.reading, *self.bound)
         return remembered(
             self.name, reference, generated, lambda: self.explain(reference, generated)
         )
@@ -95,6 +109,26 @@ class Metric:
         return Scores(
             explanation.class_score, explanation.attribute_score, explanation.association_score
         )
+
+
+def _size_checked(side: str, text: str, reading: str, max_classes: int, max_elements: int) -> None:
+    """A ``MetricError`` in one line for a diagram beyond the bound; a text the reading cannot
+    read is left to the metric, which says why in its own words."""
+    try:
+        diagram = parse(text, reading)
+    except ValueError:
+        return
+    counts = {
+        "classes": (len(diagram.all_class_names), max_classes),
+        "attributes": (sum(len(c.attributes) for c in diagram.classes), max_elements),
+        "relationships": (len(diagram.relationships), max_elements),
+    }
+    for what, (count, limit) in counts.items():
+        if count > limit:
+            raise MetricError(
+                f"the {side} diagram has {count} {what}; this metric scores diagrams of at most "
+                f"{max_classes} classes and {max_elements} attributes and relationships each"
+            )
 
 
 def _metrik4(reading: str, reference: str, generated: str) -> Explanation:
@@ -148,6 +182,7 @@ METRICS: dict[str, Metric] = {
             "Common-subgraph structure and name F1 (Yuan et al. 2020), on a search-step budget.",
             metrik3.explain,
             {"search_step_budget": metrik3.SEARCH_STEP_BUDGET},
+            METRIK3_BOUND,
         ),
         Metric(
             "metrik-5",

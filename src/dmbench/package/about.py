@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from dmbench.core.escape import markdown_text
 from dmbench.core.hashing import file_sha256
 from dmbench.package.facts import (
     Facts,
@@ -76,15 +77,6 @@ def errata_headlines(errata: str) -> list[str]:
     return found
 
 
-_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]<>()#+!|~])")
-
-
-def markdown_name(name: str) -> str:
-    """A model or candidate name as literal Markdown text: on one line, every character
-    Markdown or HTML would read escaped."""
-    return _MARKDOWN_SPECIAL.sub(r"\\\1", " ".join(name.split()))
-
-
 @dataclass(frozen=True, slots=True)
 class DepositFiles:
     """The names of the record's files the package README refers to."""
@@ -128,7 +120,7 @@ def _install(files: DepositFiles) -> list[str]:
 
 
 def _judge_line(facts: Facts) -> str:
-    judged = judge_sentence(facts, markdown_name)
+    judged = judge_sentence(facts, markdown_text)
     tables = f"`{JUDGEMENTS_PATH}`, `{JUDGE_CONTROLS_PATH}`, `{JUDGE_STUDY_PATH}`"
     if not judged:
         return f"- {tables}: empty (this package holds no judge runs)"
@@ -154,7 +146,7 @@ def readme(
         + "."
     )
     findings = [f"- {line}" for line in errata_headlines(errata)]
-    llms = tuple(map(markdown_name, facts.llms))
+    llms = tuple(map(markdown_text, facts.llms))
     return "\n".join(
         [
             f"# {TITLE}",
@@ -162,7 +154,7 @@ def readme(
             f"Version {version} (dmbench {version}, built from commit `{commit}`), "
             f"DOI [{doi}](https://doi.org/{doi}).",
             "",
-            describe(facts, markdown_name),
+            describe(facts, markdown_text),
             "",
             "This zip is a Frictionless Data Package (`datapackage.json`); `croissant.json` "
             "describes the same tables in MLCommons Croissant. Every file is listed with its "
@@ -208,11 +200,11 @@ def readme(
             "## What is inside",
             "",
             f"- `data/`: {facts.records} records, {facts.runs} runs ({run_origins(facts)}) of "
-            f"{listing(tuple(map(markdown_name, facts.candidates)))}"
+            f"{listing(tuple(map(markdown_text, facts.candidates)))}"
             + (f" (LLMs: {listing(llms)})" if llms else "")
             + f", {facts.outputs} outputs, their scores ({listing(facts.metrics)})",
             *(
-                [f"- the LLMs' runs: {llm_statuses(facts, markdown_name)}"]
+                [f"- the LLMs' runs: {llm_statuses(facts, markdown_text)}"]
                 if facts.model_runs
                 else []
             ),

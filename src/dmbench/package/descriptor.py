@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from dmbench.core.escape import markdown_text
 from dmbench.core import atomic
 from dmbench.core.csvio import write_csv
 from dmbench.core.hashing import file_sha256
@@ -222,7 +223,7 @@ def write_descriptor(
     """
     package_dir = Path(package_dir)
     write_files_table(package_dir, folders, [spec.path for spec in tables], root_files)
-    description = describe(package_facts(package_dir))
+    description = describe(package_facts(package_dir), markdown_text)
     descriptor = package_header(
         doi, licenses, description, citation, sources, **({"created": created} if created else {})
     )

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from dmbench.core.escape import one_line
 from dmbench.core.csvio import read_csv
 from dmbench.package.tables import (
     JUDGE_CONTROLS_PATH,
@@ -140,13 +141,13 @@ def run_origins(facts: Facts) -> str:
     return listing(tuple(parts)) or "none"
 
 
-def llm_statuses(facts: Facts, name: Callable[[str], str] = str) -> str:
+def llm_statuses(facts: Facts, name: Callable[[str], str] = one_line) -> str:
     """Each LLM with what its runs are: ``glm-5.1:cloud (published, six runs in the paper's
     tables)``. ``name`` renders a model name for the output format."""
     return "; ".join(f"{name(m.model)} ({m.status})" for m in facts.model_runs)
 
 
-def judge_sentence(facts: Facts, name: Callable[[str], str] = str) -> str:
+def judge_sentence(facts: Facts, name: Callable[[str], str] = one_line) -> str:
     """What the judge tables hold, or the empty string when they hold nothing."""
     if not facts.judge_runs:
         return ""
@@ -157,9 +158,13 @@ def judge_sentence(facts: Facts, name: Callable[[str], str] = str) -> str:
     )
 
 
-def describe(facts: Facts, name: Callable[[str], str] = str) -> str:
-    """The package's description, every number and name in it taken from ``facts``; ``name``
-    renders a model or candidate name for the output format (Markdown, HTML)."""
+def describe(facts: Facts, name: Callable[[str], str] = one_line) -> str:
+    """The package's description, every number and name in it taken from ``facts``.
+
+    ``name`` escapes each candidate, model and metric name for where the description goes
+    (:mod:`dmbench.core.escape`: Markdown, HTML); they come from the package's runs, and a model
+    name there is whatever a run or an imported log said.
+    """
     datasets = "; ".join(
         f"{dataset.upper().replace('DS', 'DS-')}: {n} records" for dataset, n in facts.datasets
     )
@@ -176,7 +181,7 @@ def describe(facts: Facts, name: Callable[[str], str] = str) -> str:
         f"diagrams in PlantUML ({datasets}); the {facts.outputs} outputs of {facts.runs} runs "
         f"({run_origins(facts)}) of {count(len(facts.candidates), 'candidate')} "
         f"({listing(tuple(map(name, facts.candidates)))}){llms}; their scores under "
-        f"{count(len(facts.metrics), 'metric')} ({listing(facts.metrics)}); "
+        f"{count(len(facts.metrics), 'metric')} ({listing(tuple(map(name, facts.metrics)))}); "
         + (f"{judged}; " if judged else "")
         + f"and the code that re-scores them and rebuilds the published tables.{statuses}"
     )

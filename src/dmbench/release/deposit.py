@@ -19,7 +19,6 @@ for it, builds with that DOI, uploads and checks every file; a person publishes 
 
 from __future__ import annotations
 
-import html
 import json
 import os
 import re
@@ -31,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from dmbench.core.escape import html_text
 from dmbench._version import __version__
 from dmbench.core import atomic
 from dmbench.core.hashing import file_sha256
@@ -377,7 +377,7 @@ def zenodo_metadata(
             "(see README.md in the package zip).",
         ]
     )
-    metadata["description"] = html.escape(text, quote=False)
+    metadata["description"] = html_text(text)
     metadata["publication_date"] = time.strftime("%Y-%m-%d", time.gmtime(epoch))
     if doi:
         metadata["doi"] = doi

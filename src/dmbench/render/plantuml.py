@@ -35,7 +35,7 @@ from dmbench.core import atomic
 from dmbench.core.hashing import file_sha256, sha256_text
 from dmbench.errors import JvmFailedError, MissingPrerequisiteError, RenderError
 from dmbench.plantuml.repairs import repair
-from dmbench.render.sandbox import refusal
+from dmbench.render.sandbox import leaked_path, machine_paths, refusal
 
 PLANTUML_VERSION = "1.2025.9"
 JAR_SHA256 = "280f4aa97f4f3b7af39358dd0d79f65e353b54a1630b5f121a13b1651162185d"
@@ -247,6 +247,7 @@ def _verdicts(sources: dict[str, str], cache_dir: Path) -> dict[str, Rendering]:
     """Draw each source, repairing rejections and retrying crashes, and cache each verdict."""
     cache_dir.mkdir(parents=True, exist_ok=True)
     tools = _Tools(find_java(), find_dot(), _jar(), cache_dir)
+    paths = machine_paths(tools.java, tools.jar, cache_dir)
     _sweep_temporary(cache_dir)
     result: dict[str, Rendering] = {}
     pending: dict[str, _Pending] = {}
@@ -268,7 +269,10 @@ def _verdicts(sources: dict[str, str], cache_dir: Path) -> dict[str, Rendering]:
             state = pending[sha]
             layout = state.layout
             done: Rendering | None = None
-            if outcome.svg is not None:
+            if outcome.svg is not None and (leak := leaked_path(outcome.svg, state.source, paths)):
+                outcome.svg = None
+                done = Rendering(sha, None, "refused", error=leak)
+            elif outcome.svg is not None:
                 done = Rendering(
                     sha, None, state.verdict, layout, state.repairs, state.message
                 )

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
+from dmbench.core.escape import markdown_text
 from dmbench.core.csvio import csv_text
 from dmbench.judge.runs import JudgeRun, list_judge_runs
 from dmbench.judge.study_run import judged_values
@@ -464,7 +465,7 @@ def agreement_markdown(table: AgreementTable) -> str:
             else _f(s.pearson_r)
         )
         body.append(
-            [r.metric, r.source, r.element, str(s.n)]
+            [markdown_text(r.metric), r.source, r.element, str(s.n)]
             + [_f(v) for v in (s.mad, s.residual_std, s.bias, s.median_abs)]
             + [r_text]
             + [_f(v) for v in (s.spearman, s.kendall, s.slope, s.intercept)]

@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from dmbench.core.escape import markdown_text
 from dmbench.core import atomic, paths
 from dmbench.errors import PackageError
 from dmbench.llm.llm_candidate import CUT
@@ -313,7 +314,8 @@ GROUP_HEADER = ("Candidate", "LLM", "Dataset", "Canonical")
 
 
 def _group_label(group: GroupFacts) -> list[str]:
-    return [group.candidate, group.model or "–", group.dataset, "yes" if group.canonical else "no"]
+    model = markdown_text(group.model) if group.model else "–"
+    return [markdown_text(group.candidate), model, group.dataset, "yes" if group.canonical else "no"]
 
 
 def _failed_section(facts: ScoringFacts) -> list[str]:

@@ -14,6 +14,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from dmbench.core.escape import markdown_text
 from dmbench.core import atomic
 from dmbench.core.csvio import csv_text
 from dmbench.judge.leaderboard import (
@@ -80,8 +81,8 @@ def row_warnings(row: dict[str, Any]) -> list[dict[str, Any]]:
                            "are left out of the mean", row["failed_share"],
                            FAILED_SHARE_LIMIT))  # fmt: skip
     if row["self_preference"]:
-        found.append(_warn(row, "self_preference", f"the judge shares a model family with "
-                           f"{row['llm']}; it may favour its own family"))  # fmt: skip
+        found.append(_warn(row, "self_preference", "the judge shares a model family with the "
+                           "row's LLM; it may favour its own family"))  # fmt: skip
     if row["rank"] is None and row["overall"] is not None:
         low, high = row["ci_low"], row["ci_high"]
         off = abs(row["overall"] - 0.5) > IDENTITY_TOLERANCE or not low <= 0.5 <= high
@@ -237,19 +238,19 @@ def _board_markdown(board: dict[str, Any], summary: dict[str, Any], head: str | 
     header = ["#", "Candidate", "LLM", "Overall [95% CI]", "Size-controlled [95% CI]", *types,
               *dimensions, "n", "failed", "orders", "bias", "flips", "alpha", "Warnings"]  # fmt: skip
     body = [
-        [rank_label(r), r["candidate"], r["llm"] or "–",
+        [rank_label(r), markdown_text(r["candidate"]), markdown_text(r["llm"]) if r["llm"] else "–",
          _interval(r["overall"], r["ci_low"], r["ci_high"]),
          _interval(r["size_controlled"], r["size_controlled_ci_low"], r["size_controlled_ci_high"]),
          *(_fmt(r["types"].get(t)) for t in types),
          *(_fmt(r["dimensions"].get(d)) for d in dimensions),
          str(r["n"]), str(r["failed"]), str(r["orders"]), _fmt(r["position_bias"]),
          _fmt(r["flip_rate"]), _fmt(r["alpha"]),
-         "; ".join(w["message"] for w in row_warnings(r)) or "–"]
+         "; ".join(markdown_text(w["message"]) for w in row_warnings(r)) or "–"]
         for r in rows
     ]  # fmt: skip
     mark = " (headline)" if summary["id"] == head else ""
     lines = [
-        f"## {summary['title']}{mark}",
+        f"## {markdown_text(summary['title'])}{mark}",
         "",
         f"Board `{summary['id']}`: seed {settings['seed']}, criteria {settings['criteria_id']} "
         f"{settings['criteria_version']}, prompt {settings['prompt_version']}, "
@@ -275,7 +276,7 @@ def _board_markdown(board: dict[str, Any], summary: dict[str, Any], head: str | 
                   ""]  # fmt: skip
         lines += markdown_table(
             ["a", "b", "n", "diff [95% CI]", "p", "p (Holm)"],
-            [[c["a"], c["b"], str(c["n"]),
+            [[markdown_text(c["a"]), markdown_text(c["b"]), str(c["n"]),
               f"{c['diff']:+.3f} [{c['ci_low']:+.3f}, {c['ci_high']:+.3f}]",
               _fmt(c["p_value"]), _fmt(c["p_holm"])] for c in compared],
             "llrrrr",
@@ -285,7 +286,7 @@ def _board_markdown(board: dict[str, Any], summary: dict[str, Any], head: str | 
     board_warnings = [w for w in board["warnings"]
                       if w.get("board") == summary["id"] or w.get("board") in detect]  # fmt: skip
     if board_warnings:
-        lines += ["", *(f"Warning: {w['message']}." for w in board_warnings)]
+        lines += ["", *(f"Warning: {markdown_text(w['message'])}." for w in board_warnings)]
     return lines
 
 
@@ -299,10 +300,10 @@ def _controls_markdown(board: dict[str, Any]) -> list[str]:
                   "the output, and its S_final mixes quality with style.", ""]  # fmt: skip
         lines += markdown_table(
             ["Judge", "View", "n", "Right [95% CI]", "Per candidate", "Warning"],
-            [[d["judge"], d["view"], str(d["n"]),
+            [[markdown_text(d["judge"]), d["view"], str(d["n"]),
               _interval(d["share_correct"], d["ci_low"], d["ci_high"]),
-              "; ".join(f"{series_name(c)} {c['share_correct']:.2f}" for c in d["by_candidate"]),
-              (w["message"] if (w := detect_warning(d)) else "–")] for d in board["detectability"]],
+              "; ".join(f"{markdown_text(series_name(c))} {c['share_correct']:.2f}" for c in d["by_candidate"]),
+              (markdown_text(w["message"]) if (w := detect_warning(d)) else "–")] for d in board["detectability"]],
             "llrrll",
         )  # fmt: skip
         lines.append("")

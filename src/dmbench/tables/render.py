@@ -8,10 +8,12 @@ them exactly.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from dmbench.core.escape import markdown_text, one_line
 from dmbench.core import atomic
 from dmbench.core.csvio import write_csv
 from dmbench.metrics import DEFAULT_METRIC
@@ -107,7 +109,13 @@ def markdown_table(header: list[str], rows: list[list[str]], align: str) -> list
     """A Markdown table; ``align`` has one letter per column, ``l`` (text) or ``r`` (numbers)."""
     marks = {"l": ":---", "r": "---:"}
     lines = ["| " + " | ".join(header) + " |", "| " + " | ".join(marks[a] for a in align) + " |"]
-    return lines + ["| " + " | ".join(row) + " |" for row in rows]
+    return lines + ["| " + " | ".join(_cell_text(cell) for cell in row) + " |" for row in rows]
+
+
+def _cell_text(cell: str) -> str:
+    """A cell kept to its cell: a line break or an unescaped ``|`` that text brought along
+    (names are escaped where they enter, this is the table's own guard) cannot end it."""
+    return re.sub(r"(?<!\\)\|", r"\|", one_line(cell))
 
 
 def _fmt(value: float | None, digits: int) -> str:
@@ -166,8 +174,8 @@ def _cell(row: ResultRow, element: str, bold: bool = False) -> str:
 
 
 def cell_label(row: ResultRow) -> str:
-    """A cell as the tables name it: ``candidate/LLM``, or the candidate alone."""
-    return f"{row.candidate}/{row.model}" if row.model else row.candidate
+    """``candidate/model`` as Markdown text (a model name may hold any character)."""
+    return markdown_text(f"{row.candidate}/{row.model}" if row.model else row.candidate)
 
 
 def _p(value: float) -> str:
@@ -218,8 +226,8 @@ def results_markdown(table: TableSet, dataset: str) -> str:
     def body(selected: list[ResultRow]) -> list[list[str]]:
         return [
             [
-                r.candidate,
-                r.model or "–",
+                markdown_text(r.candidate),
+                markdown_text(r.model) if r.model else "–",
                 str(r.runs),
                 *(_cell(r, e, (e, r.series) in clear and r.canonical) for e in ELEMENTS),
                 _fmt(r.to_record()["fail_pct"], 1),

@@ -13,6 +13,7 @@ import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from dmbench.core.escape import markdown_text
 from dmbench.core import atomic
 from dmbench.core.csvio import csv_text, write_csv
 from dmbench.core.hashing import sha256_text
@@ -156,7 +157,7 @@ def validity_markdown(table: ValidityTable) -> str:
         "|" + "---|" * len(header),
     ]
     for row in table.rows:
-        cells = [row.series, row.dataset, *(str(getattr(row, name)) for name in COUNTS)]
+        cells = [markdown_text(row.series), row.dataset, *(str(getattr(row, name)) for name in COUNTS)]
         lines.append("| " + " | ".join(cells) + " |")
     for dataset, counts in table.references.items():
         cells = ["references", dataset, *(str(counts[name]) for name in COUNTS)]
