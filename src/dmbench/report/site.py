@@ -31,9 +31,15 @@ from dmbench.package import DATASETS
 from dmbench.package.descriptor import DESCRIPTOR
 from dmbench.package.swap import PACKAGE_FOLDERS
 from dmbench.plantuml import parse
-from dmbench.render import LAYOUT, PLANTUML_VERSION, cache_dir_for, render_diagrams
+from dmbench.render import (
+    LAYOUT,
+    PLANTUML_VERSION,
+    Rendering,
+    cache_dir_for,
+    render_diagrams,
+)
 from dmbench.report import outdir
-from dmbench.report.data import RecordView, record_views
+from dmbench.report.data import RecordView, perfect_on_nothing, record_views
 from dmbench.report.link_check import SiteCheck, check_site
 from dmbench.report.plots import DATASET_NAMES, all_plots
 from dmbench.tables.errata import errata_markdown
@@ -47,7 +53,7 @@ from dmbench.tables.render import (
 from dmbench.tables.results import PAPER_TABLES
 
 _CODE_SUFFIXES = {".py", ".html", ".css", ".js", ".lark", ".json"}
-_ASSETS = ("style.css", "tables.js")
+_ASSETS = ("style.css", "tables.js", "diagrams.js")
 REPORT_FILES = ("*.html", *_ASSETS, "diagrams", "plots")
 """What a report holds: a folder of only these (a report built before the marker) is one."""
 
@@ -77,11 +83,56 @@ class SiteResult:
     def summary(self) -> str:
         verdict = "no broken link or image" if self.ok else f"{len(self.check.problems)} problems"
         return (
-            f"{self.out_dir}: index + {self.record_pages} record pages, {self.diagrams} diagrams "
-            f"({self.drawn} drawn now, {self.cached} cached; {self.rejected} rejected by PlantUML "
+            f"{self.out_dir}: index + {self.record_pages} record pages, {self.diagrams} distinct "
+            f"diagrams ({self.drawn} drawn now, {self.cached} cached; {self.rejected} rejected by PlantUML "
             f"as written, {self.repaired} of them drawn repaired, {self.failed} not drawn), "
             f"{self.plots} plots; {verdict}"
         )
+
+
+@dataclass(frozen=True, slots=True)
+class DiagramCounts:
+    """PlantUML's verdicts counted as ``dmbench validity`` counts them: every non-empty output
+    of every canonical run (a cell's three runs are three outputs, identical or not) and every
+    reference; beside them, the distinct diagrams behind those (each drawn once)."""
+
+    references: int
+    references_rejected: int
+    references_repaired: int
+    references_not_drawn: int
+    outputs: int
+    outputs_rejected: int
+    outputs_repaired: int
+    outputs_not_drawn: int
+    empty_outputs: int
+    distinct: int
+    distinct_rejected: int
+    distinct_repaired: int
+    distinct_not_drawn: int
+
+
+def diagram_counts(views: list[RecordView], renderings: dict[str, Rendering]) -> DiagramCounts:
+    references = [renderings[sha256_text(v.record.reference)] for v in views]
+    everything = [o for v in views for _, runs in v.outputs for o in runs]
+    outputs = [renderings[o.sha256] for o in everything if o.has_diagram]
+    distinct = {r.sha256: r for r in (*references, *outputs)}.values()
+
+    def tally(verdicts) -> tuple[int, int, int, int]:
+        verdicts = list(verdicts)
+        rejected = [r for r in verdicts if r.verdict == "rejected"]
+        return (
+            len(verdicts),
+            len(rejected),
+            sum(r.ok for r in rejected),
+            sum(not r.ok for r in verdicts),
+        )
+
+    return DiagramCounts(
+        *tally(references),
+        *tally(outputs),
+        sum(not o.has_diagram for o in everything),
+        *tally(distinct),
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +145,7 @@ class BuildInfo:
     repaired: int
     failed: int
     empty_outputs: int
+    counts: DiagramCounts
 
 
 def markdown_html(text: str, shift: int = 0) -> Markup:
@@ -234,11 +286,16 @@ def build_site(
             repaired=batch.repaired,
             failed=batch.failed,
             empty_outputs=sum(not o.has_diagram for o in outputs),
+            counts=diagram_counts(views, batch.renderings),
         )
         environment = _environment()
         scored = [m for m in METRICS if any(m in o.scores for o in outputs)]
         environment.globals.update(
-            build=info, describe=describe, metrics=scored, published_metric=PUBLISHED_METRIC
+            build=info,
+            describe=describe,
+            metrics=scored,
+            published_metric=PUBLISHED_METRIC,
+            perfect_on_nothing=perfect_on_nothing,
         )
         by_dataset = [
             (DATASET_NAMES.get(name, name), [v for v in views if v.record.dataset == name])
