@@ -152,7 +152,8 @@ def judge_verdicts(notes: tuple[JudgeNote, ...]) -> tuple[JudgeVerdict, ...]:
 
 @dataclass(frozen=True, slots=True)
 class Shown:
-    """Outputs of one cell that are the same (text, scores, failure): drawn and explained once."""
+    """Outputs of one cell that are the same (the same lines, scores and failure): drawn and
+    explained once. rule_based's runs write the same lines in an order that varies by run."""
 
     outputs: tuple[Output, ...]
 
@@ -172,6 +173,11 @@ class Shown:
         return f"runs {', '.join(indexes[:-1])} and {indexes[-1]}"
 
     @property
+    def reordered(self) -> bool:
+        """The outputs differ only in the order of their lines."""
+        return len({o.generated for o in self.outputs}) > 1
+
+    @property
     def judged(self) -> tuple[JudgeNote, ...]:
         return tuple(note for o in self.outputs for note in o.judged)
 
@@ -185,7 +191,8 @@ def _sameness(output: Output) -> tuple:
         (name, row.class_score, row.attribute_score, row.association_score, row.error)
         for name, row in sorted(output.scores.items())
     )
-    return output.generated, output.failed, output.failure, scores
+    lines = tuple(sorted(output.generated.splitlines()))
+    return lines, output.failed, output.failure, scores
 
 
 def shown_once(outputs: tuple[Output, ...]) -> tuple[Shown, ...]:
