@@ -10,7 +10,9 @@ report stage fails on a missing page, diagram or link.
 from __future__ import annotations
 
 import json
+import re
 import shutil
+from collections import Counter
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -28,6 +30,7 @@ from dmbench.report.outdir import finish_interrupted
 from dmbench.runs.scores import read_scores, write_scores
 from dmbench.runs.store import list_runs, read_outputs
 from dmbench.sources.records import read_records, write_records
+from dmbench.tables.nothing_to_match import count_perfect_on_nothing
 from dmbench.tables.validity import COUNTS, validity_table
 
 RECORDS = ("ds1-AirTravel", "ds1-BankAccount", "ds2-HBMS", "ds2-OTS")
@@ -391,10 +394,10 @@ def test_chromium_shows_a_repaired_output_and_sorts_and_filters_the_records(
     order = browser.evaluate(
         "(() => { const s = document.querySelector('#order select'); s.value = 'class';"
         " s.dispatchEvent(new Event('change'));"
-        " const grid = document.querySelector('.runs');"
+        " const grid = document.querySelectorAll('.runs')[1];"
         " return Array.from(grid.children).map(a => +a.dataset.class); })()"
     )
-    assert order == sorted(order, reverse=True) and len(order) == RUNS
+    assert order == sorted(order, reverse=True) and len(order) == RUNS  # chen's three runs
 
     load = browser.load((site.out_dir / "index.html").resolve().as_uri())
     assert load.console == []
@@ -608,6 +611,25 @@ def test_the_index_the_pages_and_validity_count_the_same_outputs(site, package: 
     assert sum(n for _, verdict, n, _ in shown if verdict == "empty") == index["empty_outputs"]
 
 
+def test_the_pages_mark_every_perfect_score_on_nothing_the_errata_count(site, package) -> None:
+    """Each line saying a metric gave 1.000 with nothing to match, times the outputs it stands
+    for, adds up to the errata's section 7 count per metric and element (and some exist)."""
+    marked: Counter[tuple[str, str]] = Counter()
+    for record in RECORDS:
+        page = Page(site.out_dir / f"{record}.html")
+        count = 1
+        for tag, attrs in page.tags:
+            if tag == "article":
+                count = int(attrs["data-count"])
+            elif "note vacuous" in attrs.get("class", ""):
+                marked[attrs["data-metric"], attrs["data-element"]] += count
+    assert marked and marked == count_perfect_on_nothing(package)
+    index = (site.out_dir / "index.html").read_text("utf-8")
+    section = index[index.index('id="errata-7"') :]
+    rows = re.findall(r"<tr>\s*<td>([^<]*)</td>\s*<td>([^<]*)</td>\s*<td[^>]*>(\d+)</td>", section)
+    assert {(metric, element): int(n) for metric, element, n in rows} == marked
+
+
 def test_identical_runs_of_rule_based_are_shown_once_with_their_count(site) -> None:
     """rule_based is deterministic: on every page its three runs are one output marked x3
     (their lines come in another order from run to run, which the page says)."""
@@ -618,3 +640,120 @@ def test_identical_runs_of_rule_based_are_shown_once_with_their_count(site) -> N
         assert section.count('<article class="run"') == 1, record
         assert 'data-count="3"' in section
         assert '<span class="times" title="3 runs gave this same output">×3</span>' in section
+
+
+VIEWPORTS = [(1280, 800), (1920, 1080)]
+OVERFLOWING = """(() => {
+  document.querySelectorAll('details').forEach(d => { d.open = true; });
+  const width = document.documentElement.clientWidth, found = [];
+  for (const element of document.querySelectorAll('body *')) {
+    const box = element.getBoundingClientRect();
+    if (box.width === 0 || box.right <= width + 1) continue;
+    let parent = element.parentElement, contained = false;
+    while (parent && parent !== document.body) {
+      if (['auto', 'scroll', 'hidden'].includes(getComputedStyle(parent).overflowX)) {
+        contained = parent.getBoundingClientRect().right <= width + 1;
+        break;
+      }
+      parent = parent.parentElement;
+    }
+    if (!contained) found.push(element.tagName + '.' + element.className + ' ' + box.right);
+  }
+  return [document.documentElement.scrollWidth - width, found.slice(0, 10)];
+})()"""
+"""With every ``<details>`` open: how far the page scrolls sideways, and elements reaching past
+the viewport that no scroll container of their own holds."""
+
+
+def _largest_font(svg: Path) -> float:
+    return max(float(size) for size in re.findall(r'font-size="([0-9.]+)"', svg.read_text("utf-8")))
+
+
+def _box(browser, selector: str) -> dict:
+    return browser.evaluate(
+        f"(() => {{ const b = document.querySelector({json.dumps(selector)})"
+        ".getBoundingClientRect(); return {left: b.left, top: b.top, width: b.width,"
+        " height: b.height}; })()"
+    )
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS, ids=lambda v: f"{v[0]}x{v[1]}")
+def test_chromium_draws_the_widest_reference_readable_zoomable_and_pannable(
+    site, browser, viewport
+) -> None:
+    """On OTS's page (a DS-2 reference 934 px wide) "fit width" draws the reference's largest
+    class name at least 11 px high, the mouse wheel zooms a diagram and a drag pans it, the
+    stacked layout gives the reference the whole width, and nothing runs off the page."""
+    browser.set_viewport(*viewport)
+    try:
+        load = browser.load((site.out_dir / "ds2-OTS.html").resolve().as_uri())
+        assert load.console == [] and load.broken_images == []
+        image = ".pinned .viewport img"
+        browser.evaluate("document.getElementById('compare').scrollIntoView()")
+        natural = browser.evaluate(f"document.querySelector('{image}').naturalWidth")
+        fitted = _box(browser, image)
+        source = browser.evaluate(f"document.querySelector('{image}').getAttribute('src')")
+        assert _largest_font(site.out_dir / source) * fitted["width"] / natural >= 11
+        outputs = browser.evaluate(
+            "Array.from(document.querySelectorAll('.outputs .viewport img'))"
+            ".map(i => i.getBoundingClientRect().width / i.naturalWidth)"
+        )
+        assert outputs and all(s == pytest.approx(fitted["width"] / natural) for s in outputs)
+
+        box = _box(browser, ".pinned .viewport")
+        centre = (box["left"] + box["width"] / 2, box["top"] + min(box["height"], 300) / 2)
+        browser.wheel(*centre, -300)
+        zoomed = _box(browser, image)
+        assert zoomed["width"] > 1.3 * fitted["width"]
+        browser.drag(centre, (centre[0] - 120, centre[1] - 50))
+        panned = _box(browser, image)
+        assert panned["left"] == pytest.approx(zoomed["left"] - 120, abs=2)
+        assert panned["top"] == pytest.approx(zoomed["top"] - 50, abs=2)
+
+        browser.evaluate("document.querySelector('[data-zoom=fit]').click()")
+        assert _box(browser, image)["width"] == pytest.approx(fitted["width"], abs=0.5)
+        side = _box(browser, ".pinned")["width"]
+        browser.evaluate("document.querySelector('[data-layout=stacked]').click()")
+        assert _box(browser, ".pinned")["width"] > 1.8 * side
+        assert browser.evaluate(OVERFLOWING) == [0, []]
+    finally:
+        browser.set_viewport(None)
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS, ids=lambda v: f"{v[0]}x{v[1]}")
+def test_chromium_fits_every_table_and_keeps_the_record_column_in_view(
+    site, browser, viewport
+) -> None:
+    """No table of the index or of a record page (every detail open) runs off the page; the
+    Records table scrolls sideways in its own box, keeping its Record column (and, when it
+    scrolls down, its head) in view."""
+    browser.set_viewport(*viewport)
+    try:
+        for page in ("ds1-AirTravel.html", "ds2-HBMS.html", "index.html"):
+            load = browser.load((site.out_dir / page).resolve().as_uri())
+            assert load.console == [], page
+            assert browser.evaluate(OVERFLOWING) == [0, []], page
+        wrap = "document.querySelector('table.records').parentNode"
+        browser.evaluate(f"{wrap}.scrollIntoView()")
+        width = browser.evaluate(f"{wrap}.scrollWidth - {wrap}.clientWidth")
+        browser.evaluate(f"{wrap}.scrollLeft = 400; {wrap}.scrollTop = 200")
+        scrolled_down = browser.evaluate(f"{wrap}.scrollTop")
+        record = _box(browser, "table.records tbody th")
+        head = _box(browser, "table.records thead th")
+        frame = _box(browser, ".table-wrap:has(> table.records)")
+        if viewport[0] < 1600:  # wider, the table fits its box and does not scroll sideways
+            assert width > 0
+            assert record["left"] == pytest.approx(frame["left"], abs=1.5)
+        else:
+            assert width == 0
+        if scrolled_down:  # the whole package's table scrolls down in its box, this one fits
+            assert head["top"] == pytest.approx(frame["top"], abs=1.5)
+        visible = browser.evaluate(
+            "(() => { const rows = Array.from(document.querySelectorAll('table.records tbody th'));"
+            f" const th = rows.find(r => r.getBoundingClientRect().top > {head['top'] + head['height']} + 40);"
+            " const b = th.getBoundingClientRect();"
+            " return th.contains(document.elementFromPoint(b.left + 5, b.top + b.height / 2)); })()"
+        )
+        assert visible  # the Record cell is drawn over the scores scrolled beneath it
+    finally:
+        browser.set_viewport(None)

@@ -174,6 +174,11 @@ def compare(reference: Diagram, generated: Diagram) -> Explanation:
     return _Comparison(word_similarity()).run(normalise(reference), normalise(generated))
 
 
+def element_counts(diagram: Diagram) -> dict[str, int]:
+    """The diagram's classes, attributes and edges of each kind, as metrik-4 counts them."""
+    return normalise(diagram).counts()
+
+
 def greedy_matching(matrix: Sequence[Sequence[float]]) -> tuple[float, list[tuple[int, int]]]:
     """Upstream's greedy assignment: take the largest entry, drop its row and column, repeat.
 

@@ -22,6 +22,8 @@ from dmbench.package import BenchmarkRecord, load_records
 from dmbench.runs.rescoring import select_runs
 from dmbench.runs.scores import ScoreRow
 from dmbench.runs.store import Run, list_runs
+from dmbench.tables import nothing_to_match
+from dmbench.tables.nothing_to_match import output_counts
 from dmbench.tables.results import is_rejection, select_scores, series_of
 
 CANDIDATE_ORDER = tuple(CANDIDATES)
@@ -314,23 +316,9 @@ def package_diagrams(package_dir: Path, run_ids: list[str] | None = None) -> lis
     return sources
 
 
-ELEMENT_COUNTS = {
-    "class": ("classes",),
-    "attribute": ("attributes",),
-    "association": ("associations", "dependencies", "generalizations"),
-}
-"""Which of metrik-4's counts of a diagram hold each scored element."""
-
-
 def perfect_on_nothing(output: Output) -> tuple[tuple[str, str], ...]:
-    """(metric, element) where a metric gives 1.000 though the output has none of the element
-    (as metrik-4 counts it): the metric's own definition scores an empty comparison as perfect."""
-    if output.explanation is None:
+    """(metric, element) where a metric gives 1.000 though the output has none of the element:
+    the metric's own definition scores an empty comparison as perfect (the errata count them)."""
+    if not output.has_diagram:
         return ()
-    counts = output.explanation.counts_generated
-    found = []
-    for metric, row in output.scores.items():
-        for element, kinds in ELEMENT_COUNTS.items():
-            if getattr(row, f"{element}_score") >= 0.9995 and not any(counts[k] for k in kinds):
-                found.append((metric, element))
-    return tuple(found)
+    return nothing_to_match.perfect_on_nothing(output.scores, output_counts(output.generated))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import shutil
 import statistics
 import time
@@ -148,14 +149,19 @@ class BuildInfo:
     counts: DiagramCounts
 
 
-def markdown_html(text: str, shift: int = 0) -> Markup:
+def markdown_html(text: str, shift: int = 0, anchors: str | None = None) -> Markup:
     """Markdown (CommonMark with GFM tables) as HTML; headings moved ``shift`` levels down so a
-    document's ``#`` title sits under the page's own headings. Raw HTML is not passed through."""
+    document's ``#`` title sits under the page's own headings. Raw HTML is not passed through.
+    With ``anchors``, a numbered heading ("7. ...") gets the id ``<anchors>-7``."""
     parser = MarkdownIt("commonmark", {"html": False}).enable("table")
     tokens = parser.parse(text)
-    for token in tokens:
+    for position, token in enumerate(tokens):
         if token.type in ("heading_open", "heading_close"):
             token.tag = f"h{min(int(token.tag[1]) + shift, 6)}"
+        if anchors and token.type == "heading_open":
+            number = re.match(r"(\d+)\. ", tokens[position + 1].content)
+            if number:
+                token.attrSet("id", f"{anchors}-{number.group(1)}")
         elif token.type == "th_open":
             token.attrSet("scope", "col")
     html = parser.renderer.render(tokens, parser.options, {})
@@ -314,7 +320,7 @@ def build_site(
             by_dataset=by_dataset,
             references=references,
             overview={v.record.record_id: _overview(v) for v in views},
-            errata=markdown_html(errata_markdown(package_dir), 2),
+            errata=markdown_html(errata_markdown(package_dir), 2, anchors="errata"),
         )
         (staging / "index.html").write_text(index, "utf-8")
         page = environment.get_template("record.html")

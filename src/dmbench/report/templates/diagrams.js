@@ -5,9 +5,9 @@
   var compare = document.getElementById("compare");
   var controls = document.getElementById("view-controls");
   if (!compare || !controls) return;
-  // PlantUML writes class names at 14 px: "fit width" never goes below 11 px for them, and a
+  // PlantUML writes class names at 14 px: "fit width" never goes below 11.2 px for them, and a
   // diagram wider than its box at that scale is panned instead of shrunk further.
-  var READABLE = 11 / 14;
+  var READABLE = 0.8;
   var viewers = Array.prototype.map.call(compare.querySelectorAll("figure.viewer"), function (figure) {
     return { figure: figure, box: figure.querySelector(".viewport"), img: figure.querySelector("img"), scale: 1, x: 0, y: 0 };
   });
