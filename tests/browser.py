@@ -160,7 +160,9 @@ class Chromium:
         )  # fmt: skip
         for step in range(1, steps + 1):
             x, y = x0 + (x1 - x0) * step / steps, y0 + (y1 - y0) * step / steps
-            self.call("Input.dispatchMouseEvent", type="mouseMoved", x=x, y=y, button="left", buttons=1)
+            self.call(
+                "Input.dispatchMouseEvent", type="mouseMoved", x=x, y=y, button="left", buttons=1
+            )
         self.call(
             "Input.dispatchMouseEvent", type="mouseReleased", x=x1, y=y1, button="left",
             buttons=0, clickCount=1,

@@ -288,7 +288,8 @@ def test_judge_runs_show_as_the_leaderboard_and_on_the_record_pages(
     assert page.count("<summary>Judge test-model") == 2  # both orders
     assert "names every booking class" in page
     verdict = page[page.index('<p class="judge-verdict"') :].split("</p>")[0]
-    assert "S_final" in verdict and "the mean of 1 order (" in verdict and "1 order failed" in verdict
+    assert "S_final" in verdict and "the mean of 1 order (" in verdict
+    assert "1 order failed" in verdict
     assert "The judge's last reply:</p><pre>I refuse &lt;b&gt;to&lt;/b&gt; score</pre>" in page
 
 
@@ -524,9 +525,9 @@ def test_the_pages_list_the_pairs_metrik4_itself_matched(site, package: Path) ->
             row = golden[key]
             own = explain(reference, texts[output["sha256"]], PUBLISHED_METRIC)
             classes = output["kinds"]["class"]
-            assert [(p["cells"][0], p["cells"][1], float(p["similarity"])) for p in classes["pairs"]] == [
-                (m.reference, m.generated, m.similarity) for m in own.class_matching
-            ]
+            pairs = classes["pairs"]
+            listed = [(p["cells"][0], p["cells"][1], float(p["similarity"])) for p in pairs]
+            assert listed == [(m.reference, m.generated, m.similarity) for m in own.class_matching]
             for pair in classes["pairs"]:
                 sizes = [int(n) for n in pair["attributes"].split()]
                 attributes = _set_score(pair["attribute-pairs"], *sizes)
@@ -591,7 +592,8 @@ def test_the_index_the_pages_and_validity_count_the_same_outputs(site, package: 
     references) are the index's numbers and the sum over the pages of what each drawing, badge
     and undrawn box stands for (an output shown once for three runs counts three)."""
     table = validity_table(package)
-    outputs = {name: table.totals(llm=True)[name] + table.totals(llm=False)[name] for name in COUNTS}
+    llm, others = table.totals(llm=True), table.totals(llm=False)
+    outputs = {name: llm[name] + others[name] for name in COUNTS}
     references = {name: sum(c[name] for c in table.references.values()) for name in COUNTS}
     index = {name: int(value) for name, value in Counted(site.out_dir / "index.html").index.items()}
     assert index["outputs"] == outputs["outputs"]
@@ -605,8 +607,9 @@ def test_the_index_the_pages_and_validity_count_the_same_outputs(site, package: 
         assert sum(n for verdict, n in mine if verdict != "empty") == totals["outputs"], where
         assert sum(n for verdict, n in mine if verdict == "rejected") == totals["plantuml_rejected"]
     undrawn = [
-        n for where, verdict, n, drawn in shown if where == "output" and verdict != "empty" and not drawn
-    ]
+        n for where, verdict, n, drawn in shown
+        if where == "output" and verdict != "empty" and not drawn
+    ]  # fmt: skip
     assert sum(undrawn) == outputs["plantuml_not_drawn"]
     assert sum(n for _, verdict, n, _ in shown if verdict == "empty") == index["empty_outputs"]
 
@@ -751,7 +754,8 @@ def test_chromium_fits_every_table_and_keeps_the_record_column_in_view(
             assert head["top"] == pytest.approx(frame["top"], abs=1.5)
         visible = browser.evaluate(
             "(() => { const rows = Array.from(document.querySelectorAll('table.records tbody th'));"
-            f" const th = rows.find(r => r.getBoundingClientRect().top > {head['top'] + head['height']} + 40);"
+            " const th = rows.find(r => r.getBoundingClientRect().top >"
+            f" {head['top'] + head['height'] + 40});"
             " const b = th.getBoundingClientRect();"
             " return th.contains(document.elementFromPoint(b.left + 5, b.top + b.height / 2)); })()"
         )

@@ -85,8 +85,8 @@ class SiteResult:
         verdict = "no broken link or image" if self.ok else f"{len(self.check.problems)} problems"
         return (
             f"{self.out_dir}: index + {self.record_pages} record pages, {self.diagrams} distinct "
-            f"diagrams ({self.drawn} drawn now, {self.cached} cached; {self.rejected} rejected by PlantUML "
-            f"as written, {self.repaired} of them drawn repaired, {self.failed} not drawn), "
+            f"diagrams ({self.drawn} drawn now, {self.cached} cached; {self.rejected} rejected by "
+            f"PlantUML as written, {self.repaired} of them drawn repaired, {self.failed} not drawn), "
             f"{self.plots} plots; {verdict}"
         )
 
