@@ -133,6 +133,41 @@ class Chromium:
         result = self.call("Runtime.evaluate", expression=expression, returnByValue=True)
         return result["result"].get("value")
 
+    def set_viewport(self, width: int | None, height: int | None = None) -> None:
+        """Lay pages out in a ``width`` x ``height`` viewport; None gives back the window's."""
+        if width is None:
+            self.call("Emulation.clearDeviceMetricsOverride")
+            return
+        self.call(
+            "Emulation.setDeviceMetricsOverride",
+            width=width,
+            height=height,
+            deviceScaleFactor=1,
+            mobile=False,
+        )
+
+    def wheel(self, x: float, y: float, delta_y: float) -> None:
+        """Turn the mouse wheel at (x, y) of the viewport (negative: away from the user)."""
+        self.call("Input.dispatchMouseEvent", type="mouseWheel", x=x, y=y, deltaX=0, deltaY=delta_y)
+
+    def drag(self, start: tuple[float, float], end: tuple[float, float], steps: int = 5) -> None:
+        """Press the left button at ``start``, move to ``end`` in ``steps`` and let go."""
+        (x0, y0), (x1, y1) = start, end
+        self.call("Input.dispatchMouseEvent", type="mouseMoved", x=x0, y=y0)
+        self.call(
+            "Input.dispatchMouseEvent", type="mousePressed", x=x0, y=y0, button="left",
+            buttons=1, clickCount=1,
+        )  # fmt: skip
+        for step in range(1, steps + 1):
+            x, y = x0 + (x1 - x0) * step / steps, y0 + (y1 - y0) * step / steps
+            self.call(
+                "Input.dispatchMouseEvent", type="mouseMoved", x=x, y=y, button="left", buttons=1
+            )
+        self.call(
+            "Input.dispatchMouseEvent", type="mouseReleased", x=x1, y=y1, button="left",
+            buttons=0, clickCount=1,
+        )  # fmt: skip
+
     def screenshot(self, path: Path, full_page: bool = False) -> Path:
         params: dict = {"format": "png"}
         if full_page:

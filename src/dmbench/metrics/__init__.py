@@ -8,7 +8,7 @@ comparison itself on two parsed diagrams.
 
 from __future__ import annotations
 
-from dmbench.metrics.metrik4 import Explanation, Match, compare
+from dmbench.metrics.metrik4 import Explanation, Match, compare, element_counts
 from dmbench.metrics.nltk_data import download_nltk_data, require_nltk_data
 from dmbench.metrics.scoring import (
     DEFAULT_METRIC,
@@ -42,6 +42,7 @@ __all__ = [
     "compare",
     "compute",
     "download_nltk_data",
+    "element_counts",
     "explain",
     "get_metric",
     "require_nltk_data",

@@ -2,7 +2,9 @@
 
 A *cell* is one (candidate, LLM) series of the paper's tables; each has three runs per dataset.
 Scores per output are the rows the tables use (``published`` where a run has them, else
-``recomputed``), for each metric present; what metrik-4 matched comes from its explanation.
+``recomputed``), for each metric present; what metrik-4 matched comes from its explanation, the
+pairs it picked as it picked them. Identical outputs of a cell (a deterministic candidate's three
+runs) are shown once, with their count.
 """
 
 from __future__ import annotations
@@ -17,10 +19,11 @@ from dmbench.errors import MissingPrerequisiteError
 from dmbench.judge import list_judge_runs, raw_reply
 from dmbench.metrics import METRICS, PUBLISHED_METRIC, Explanation, explain
 from dmbench.package import BenchmarkRecord
-from dmbench.report.elements import ElementMatching, element_matching
 from dmbench.runs.opened import PackageSource, open_package
 from dmbench.runs.scores import ScoreRow
 from dmbench.runs.store import Run
+from dmbench.tables import nothing_to_match
+from dmbench.tables.nothing_to_match import output_counts
 from dmbench.tables.results import is_rejection, select_scores, series_of
 
 CANDIDATE_ORDER = tuple(CANDIDATES)
@@ -109,8 +112,6 @@ class Output:
     explanation: Explanation | None
     """metrik-4's intermediates; None when the output is empty or the metric rejected it."""
     judged: tuple[JudgeNote, ...] = ()
-    elements: ElementMatching | None = None
-    """Attributes and associations paired through metrik-4's class pairs."""
 
     @property
     def sha256(self) -> str:
@@ -127,6 +128,84 @@ class Output:
 
 
 @dataclass(frozen=True, slots=True)
+class JudgeVerdict:
+    """One judge run's S_final of one output: the mean over the orders it was scored in."""
+
+    judge_run_id: str
+    judge: str
+    s_final: float | None
+    """None when no order was scored."""
+    orders: tuple[float, ...]
+    failed: int
+
+
+def judge_verdicts(notes: tuple[JudgeNote, ...]) -> tuple[JudgeVerdict, ...]:
+    """Per judge run, its S_final averaged over both orders (reference shown as A, then B)."""
+    by_run: dict[tuple[str, str], list[JudgeNote]] = defaultdict(list)
+    for note in notes:
+        by_run[note.judge_run_id, note.judge].append(note)
+    verdicts = []
+    for (run_id, judge), given in by_run.items():
+        scored = tuple(n.s_final for n in given if n.s_final is not None)
+        mean = sum(scored) / len(scored) if scored else None
+        verdicts.append(JudgeVerdict(run_id, judge, mean, scored, len(given) - len(scored)))
+    return tuple(verdicts)
+
+
+@dataclass(frozen=True, slots=True)
+class Shown:
+    """Outputs of one cell that are the same (the same lines, scores and failure): drawn and
+    explained once. rule_based's runs write the same lines in an order that varies by run."""
+
+    outputs: tuple[Output, ...]
+
+    @property
+    def first(self) -> Output:
+        return self.outputs[0]
+
+    @property
+    def count(self) -> int:
+        return len(self.outputs)
+
+    @property
+    def runs(self) -> str:
+        indexes = [str(o.run_index) for o in self.outputs]
+        if len(indexes) == 1:
+            return f"run {indexes[0]}"
+        return f"runs {', '.join(indexes[:-1])} and {indexes[-1]}"
+
+    @property
+    def reordered(self) -> bool:
+        """The outputs differ only in the order of their lines."""
+        return len({o.generated for o in self.outputs}) > 1
+
+    @property
+    def judged(self) -> tuple[JudgeNote, ...]:
+        return tuple(note for o in self.outputs for note in o.judged)
+
+    @property
+    def verdicts(self) -> tuple[JudgeVerdict, ...]:
+        return judge_verdicts(self.judged)
+
+
+def _sameness(output: Output) -> tuple:
+    scores = tuple(
+        (name, row.class_score, row.attribute_score, row.association_score, row.error)
+        for name, row in sorted(output.scores.items())
+    )
+    lines = tuple(sorted(output.generated.splitlines()))
+    return lines, output.failed, output.failure, scores
+
+
+def shown_once(outputs: tuple[Output, ...]) -> tuple[Shown, ...]:
+    """The outputs grouped by sameness, in the order of each group's first run."""
+    groups: dict[tuple, list[Output]] = {}
+    for output in outputs:
+        groups.setdefault(_sameness(output), []).append(output)
+    return tuple(Shown(tuple(group)) for group in groups.values())
+
+
+@dataclass(frozen=True, slots=True)
 class RecordView:
     record: BenchmarkRecord
     outputs: tuple[tuple[Cell, tuple[Output, ...]], ...]
@@ -135,6 +214,11 @@ class RecordView:
     @property
     def page(self) -> str:
         return f"{self.record.record_id}.html"
+
+    @property
+    def shown(self) -> tuple[tuple[Cell, tuple[Shown, ...]], ...]:
+        """Per canonical cell, its outputs with identical ones shown once."""
+        return tuple((cell, shown_once(outputs)) for cell, outputs in self.outputs)
 
 
 def canonical_cells(runs: list[Run]) -> list[Cell]:
@@ -173,15 +257,12 @@ def _explanation(reference: str, generated: str) -> Explanation | None:
 
 
 def _memo(
-    explained: dict[tuple[str, str], tuple[Explanation | None, ElementMatching | None]],
-    reference: str,
-    generated: str,
-) -> tuple[Explanation | None, ElementMatching | None]:
+    explained: dict[tuple[str, str], Explanation | None], reference: str, generated: str
+) -> Explanation | None:
     """Identical outputs (rule_based's three runs, repeated LLM replies) are explained once."""
     key = (reference, generated)
     if key not in explained:
-        explanation = _explanation(reference, generated)
-        explained[key] = explanation, element_matching(reference, generated, explanation)
+        explained[key] = _explanation(reference, generated)
     return explained[key]
 
 
@@ -195,7 +276,7 @@ def record_views(package: PackageSource) -> list[RecordView]:
     # (series, dataset) -> record id -> outputs in run order
     table: dict[tuple[str, str], dict[str, list[Output]]] = defaultdict(lambda: defaultdict(list))
     references = {r.record_id: r.reference for r in records}
-    explained: dict[tuple[str, str], tuple[Explanation | None, ElementMatching | None]] = {}
+    explained: dict[tuple[str, str], Explanation | None] = {}
     judged = judge_notes(package_dir)
     for run in sorted(runs, key=lambda r: r.info.run_index):
         scores = _scores_by_record(run)
@@ -203,7 +284,7 @@ def record_views(package: PackageSource) -> list[RecordView]:
         for row in run.outputs():
             if row.record_id not in references:
                 continue
-            explanation, elements = _memo(explained, references[row.record_id], row.generated)
+            explanation = _memo(explained, references[row.record_id], row.generated)
             table[series, run.info.dataset][row.record_id].append(
                 Output(
                     run_id=run.info.run_id,
@@ -214,7 +295,6 @@ def record_views(package: PackageSource) -> list[RecordView]:
                     scores=scores.get(row.record_id, {}),
                     explanation=explanation,
                     judged=tuple(judged.get((run.info.run_id, row.record_id), ())),
-                    elements=elements,
                 )
             )
     return [
@@ -237,3 +317,11 @@ def package_diagrams(package: PackageSource, run_ids: list[str] | None = None) -
     for run in opened.select_runs(run_ids):
         sources += [o.generated for o in run.outputs() if o.generated.strip()]
     return sources
+
+
+def perfect_on_nothing(output: Output) -> tuple[tuple[str, str], ...]:
+    """(metric, element) where a metric gives 1.000 though the output has none of the element:
+    the metric's own definition scores an empty comparison as perfect (the errata count them)."""
+    if not output.has_diagram:
+        return ()
+    return nothing_to_match.perfect_on_nothing(output.scores, output_counts(output.generated))

@@ -203,7 +203,8 @@ def heatmap_plot(views: list[RecordView], dataset: str) -> Plot:
         "numbers are on each record's page.",
         caption=f"Mean over the three runs of each record's score on {name} (metrik-4, "
         "published values), per canonical cell. The records table below holds the same "
-        "numbers, shaded the same way, each linking to its record's runs.",
+        "numbers, each linking to its record's runs; it shades them in one blue, darker the "
+        "higher, not in these colours.",
         svg=_svg(figure),
     )
 

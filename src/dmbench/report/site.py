@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import shutil
 import statistics
 import time
@@ -31,10 +32,16 @@ from dmbench.package import DATASETS
 from dmbench.package.descriptor import DESCRIPTOR
 from dmbench.package.swap import PACKAGE_FOLDERS
 from dmbench.plantuml import parse
-from dmbench.render import LAYOUT, PLANTUML_VERSION, cache_dir_for, render_diagrams
+from dmbench.render import (
+    LAYOUT,
+    PLANTUML_VERSION,
+    Rendering,
+    cache_dir_for,
+    render_diagrams,
+)
 from dmbench.report import outdir
 from dmbench.runs.opened import PackageSource, open_package
-from dmbench.report.data import RecordView, record_views
+from dmbench.report.data import RecordView, perfect_on_nothing, record_views
 from dmbench.report.link_check import SiteCheck, check_site
 from dmbench.report.plots import DATASET_NAMES, all_plots
 from dmbench.tables.errata import errata_markdown
@@ -49,7 +56,7 @@ from dmbench.tables.render import (
 from dmbench.tables.results import PAPER_TABLES
 
 _CODE_SUFFIXES = {".py", ".html", ".css", ".js", ".lark", ".json"}
-_ASSETS = ("style.css", "tables.js")
+_ASSETS = ("style.css", "tables.js", "diagrams.js")
 REPORT_FILES = ("*.html", *_ASSETS, "diagrams", "plots")
 """What a report holds: a folder of only these (a report built before the marker) is one."""
 
@@ -79,11 +86,56 @@ class SiteResult:
     def summary(self) -> str:
         verdict = "no broken link or image" if self.ok else f"{len(self.check.problems)} problems"
         return (
-            f"{self.out_dir}: index + {self.record_pages} record pages, {self.diagrams} diagrams "
-            f"({self.drawn} drawn now, {self.cached} cached; {self.rejected} rejected by PlantUML "
-            f"as written, {self.repaired} of them drawn repaired, {self.failed} not drawn), "
+            f"{self.out_dir}: index + {self.record_pages} record pages, {self.diagrams} distinct "
+            f"diagrams ({self.drawn} drawn now, {self.cached} cached; {self.rejected} rejected by "
+            f"PlantUML as written, {self.repaired} of them drawn repaired, {self.failed} not drawn), "
             f"{self.plots} plots; {verdict}"
         )
+
+
+@dataclass(frozen=True, slots=True)
+class DiagramCounts:
+    """PlantUML's verdicts counted as ``dmbench validity`` counts them: every non-empty output
+    of every canonical run (a cell's three runs are three outputs, identical or not) and every
+    reference; beside them, the distinct diagrams behind those (each drawn once)."""
+
+    references: int
+    references_rejected: int
+    references_repaired: int
+    references_not_drawn: int
+    outputs: int
+    outputs_rejected: int
+    outputs_repaired: int
+    outputs_not_drawn: int
+    empty_outputs: int
+    distinct: int
+    distinct_rejected: int
+    distinct_repaired: int
+    distinct_not_drawn: int
+
+
+def diagram_counts(views: list[RecordView], renderings: dict[str, Rendering]) -> DiagramCounts:
+    references = [renderings[sha256_text(v.record.reference)] for v in views]
+    everything = [o for v in views for _, runs in v.outputs for o in runs]
+    outputs = [renderings[o.sha256] for o in everything if o.has_diagram]
+    distinct = {r.sha256: r for r in (*references, *outputs)}.values()
+
+    def tally(verdicts) -> tuple[int, int, int, int]:
+        verdicts = list(verdicts)
+        rejected = [r for r in verdicts if r.verdict == "rejected"]
+        return (
+            len(verdicts),
+            len(rejected),
+            sum(r.ok for r in rejected),
+            sum(not r.ok for r in verdicts),
+        )
+
+    return DiagramCounts(
+        *tally(references),
+        *tally(outputs),
+        sum(not o.has_diagram for o in everything),
+        *tally(distinct),
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,16 +148,22 @@ class BuildInfo:
     repaired: int
     failed: int
     empty_outputs: int
+    counts: DiagramCounts
 
 
-def markdown_html(text: str, shift: int = 0) -> Markup:
+def markdown_html(text: str, shift: int = 0, anchors: str | None = None) -> Markup:
     """Markdown (CommonMark with GFM tables) as HTML; headings moved ``shift`` levels down so a
-    document's ``#`` title sits under the page's own headings. Raw HTML is not passed through."""
+    document's ``#`` title sits under the page's own headings. Raw HTML is not passed through.
+    With ``anchors``, a numbered heading ("7. ...") gets the id ``<anchors>-7``."""
     parser = MarkdownIt("commonmark", {"html": False}).enable("table")
     tokens = parser.parse(text)
-    for token in tokens:
+    for position, token in enumerate(tokens):
         if token.type in ("heading_open", "heading_close"):
             token.tag = f"h{min(int(token.tag[1]) + shift, 6)}"
+        if anchors and token.type == "heading_open":
+            number = re.match(r"(\d+)\. ", tokens[position + 1].content)
+            if number:
+                token.attrSet("id", f"{anchors}-{number.group(1)}")
         elif token.type == "th_open":
             token.attrSet("scope", "col")
     html = parser.renderer.render(tokens, parser.options, {})
@@ -240,11 +298,16 @@ def build_site(
             repaired=batch.repaired,
             failed=batch.failed,
             empty_outputs=sum(not o.has_diagram for o in outputs),
+            counts=diagram_counts(views, batch.renderings),
         )
         environment = _environment()
         scored = [m for m in METRICS if any(m in o.scores for o in outputs)]
         environment.globals.update(
-            build=info, describe=describe, metrics=scored, published_metric=PUBLISHED_METRIC
+            build=info,
+            describe=describe,
+            metrics=scored,
+            published_metric=PUBLISHED_METRIC,
+            perfect_on_nothing=perfect_on_nothing,
         )
         by_dataset = [
             (DATASET_NAMES.get(name, name), [v for v in views if v.record.dataset == name])
@@ -263,7 +326,7 @@ def build_site(
             by_dataset=by_dataset,
             references=references,
             overview={v.record.record_id: _overview(v) for v in views},
-            errata=markdown_html(errata or errata_markdown(opened), 2),
+            errata=markdown_html(errata or errata_markdown(opened), 2, anchors="errata"),
         )
         (staging / "index.html").write_text(index, "utf-8")
         page = environment.get_template("record.html")

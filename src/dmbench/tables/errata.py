@@ -46,6 +46,7 @@ from dmbench.tables.facts import (
     ScoringFacts,
     scoring_facts,
 )
+from dmbench.tables.nothing_to_match import count_perfect_on_nothing
 from dmbench.tables.rankings import ranking_columns, study_metrics
 from dmbench.tables.render import cell_label, markdown_table
 from dmbench.tables.results import ELEMENTS, PAPER_TABLES, ResultRow, results_tables
@@ -787,6 +788,29 @@ def _best_claims_section(
     return lines + markdown_table(header, body, "lllll") + [""]
 
 
+def _nothing_to_match_section(package: PackageSource) -> list[str]:
+    """Scores of 1.000 on an element the output lacks, per metric (the record pages mark them)."""
+    found = count_perfect_on_nothing(package)
+    rows = [[metric, element, str(n)] for (metric, element), n in sorted(found.items())]
+    return [
+        "## 7. Scores of 1.000 with nothing to match",
+        "",
+        "Some metrics give an element 1.000 when the output has none of it (counted as metrik-4 "
+        "counts it: enums and implicit classes are classes, enum literals attributes, every "
+        "relationship an edge). Their definitions score a comparison with nothing in it as "
+        "perfect: metrik-1 finds no attribute mistake where no mapped class has an attribute, "
+        "metrik-2 scores attributes 1 when none weighs anything, metrik-3 does alike, and "
+        "metrik-4's set similarity of two empty sets, and its relSim with no edge on either "
+        "side, is 1. "
+        "Upstream's metrics do this and dmbench keeps it for parity; such a score says nothing "
+        "about the output, and its record page says so beside it. Non-empty outputs of the "
+        "canonical runs (each run's counted), with the scores the tables use:",
+        "",
+        *(markdown_table(["Metric", "Element", "Outputs"], rows, "llr") if rows else ["None."]),
+        "",
+    ]
+
+
 def errata_markdown(
     package: PackageSource,
     sources_dir: Path | None = None,
@@ -828,6 +852,7 @@ def errata_markdown(
         *_best_claims_section(by_metric),
         *_ranking_section(opened),
         *_validity_section(validity_table(opened) if validity is None else validity),
+        *_nothing_to_match_section(opened),
     ]
     return "\n".join(lines).rstrip() + "\n"
 

@@ -12,18 +12,40 @@
     if (typeof a === typeof b) return a < b ? -1 : a > b ? 1 : 0;
     return typeof a === "number" ? -1 : 1;
   }
+  function sortableHeadings(table) {
+    // [heading, column] for the headings that end on the head's last row (a heading spanning
+    // several columns, such as a cell's name over its three scores, sorts nothing).
+    var taken = [];
+    var found = [];
+    var last = table.tHead.rows.length - 1;
+    Array.prototype.forEach.call(table.tHead.rows, function (row, r) {
+      var column = 0;
+      Array.prototype.forEach.call(row.cells, function (cell) {
+        while (taken[r] && taken[r][column]) column++;
+        for (var down = 0; down < cell.rowSpan; down++) {
+          taken[r + down] = taken[r + down] || [];
+          for (var across = 0; across < cell.colSpan; across++) taken[r + down][column + across] = true;
+        }
+        if (cell.colSpan === 1 && r + cell.rowSpan - 1 === last) found.push([cell, column]);
+        column += cell.colSpan;
+      });
+    });
+    return found;
+  }
   function makeSortable(table) {
-    var headings = table.tHead.rows[0].cells;
-    Array.prototype.forEach.call(headings, function (heading, index) {
+    var sortable = sortableHeadings(table);
+    var headings = sortable.map(function (pair) { return pair[0]; });
+    sortable.forEach(function (pair) {
+      var heading = pair[0], index = pair[1];
+      heading.dataset.column = index;
       var button = document.createElement("button");
       button.type = "button";
       button.className = "sort";
-      button.textContent = heading.textContent;
-      heading.textContent = "";
+      while (heading.firstChild) button.appendChild(heading.firstChild);
       heading.appendChild(button);
       button.addEventListener("click", function () {
         var descending = heading.getAttribute("aria-sort") === "ascending";
-        Array.prototype.forEach.call(headings, function (h) { h.removeAttribute("aria-sort"); });
+        headings.forEach(function (h) { h.removeAttribute("aria-sort"); });
         heading.setAttribute("aria-sort", descending ? "descending" : "ascending");
         var body = table.tBodies[0];
         var rows = Array.prototype.slice.call(body.rows);
@@ -63,7 +85,14 @@
       });
     });
   }
+  function stickHeadRows(table) {
+    // A second head row sticks just below the first, however high the first has wrapped.
+    if (table.tHead && table.tHead.rows.length > 1) {
+      table.style.setProperty("--head-row", table.tHead.rows[0].getBoundingClientRect().height + "px");
+    }
+  }
   Array.prototype.forEach.call(document.querySelectorAll("table.sortable"), makeSortable);
+  Array.prototype.forEach.call(document.querySelectorAll("table"), stickHeadRows);
   var order = document.getElementById("order");
   if (order) makeOrderable(order);
 })();
