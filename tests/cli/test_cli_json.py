@@ -14,7 +14,7 @@ from results_support import built_package, deposit_ready_package, full_verificat
 import dmbench
 from dmbench.cli import main
 
-CLI = Path(__file__).resolve().parents[1] / "src" / "dmbench" / "cli"
+CLI = Path(__file__).resolve().parents[2] / "src" / "dmbench" / "cli"
 
 
 def _same(printed: str, returned: object) -> None:

@@ -19,8 +19,8 @@ from dmbench.core.escape import html_text, markdown_text, one_line
 from dmbench.core.names import check_name
 from dmbench.errors import InputError
 from dmbench.package import refresh
-from dmbench.package.about import readme
-from dmbench.package.facts import describe, package_facts
+from dmbench.package.about import DepositFiles, readme
+from dmbench.package.facts import package_facts
 from dmbench.package.metadata import read_citation
 from dmbench.release.deposit import zenodo_metadata
 from dmbench.report.site import markdown_html
@@ -114,10 +114,12 @@ def _tables(text: str) -> list[list[list[str]]]:
 def test_the_descriptions_show_the_name_as_text(planted):
     facts = package_facts(planted)
     assert EVIL in facts.llms
-    zenodo = zenodo_metadata(read_citation(ROOT), 0, describe(facts, html_text))
+    zenodo = zenodo_metadata(read_citation(ROOT), 0, facts)
     description = zenodo["metadata"]["description"]
     assert "<script" not in description and "a|b&lt;script&gt;\\n## x" in description
-    text = readme(facts, read_citation(ROOT), "0" * 40, "0.1.0", "c.zip", "p.zip", "")
+    text = readme(
+        facts, read_citation(ROOT), "0" * 40, "0.1.0", DepositFiles("p.zip", "c.zip"), "", []
+    )
     assert "<script>" not in text and "\n## x" not in text
     assert "a\\|b&lt;script&gt;\\\\n\\#\\# x" in text
     descriptor = json.loads((planted / "datapackage.json").read_text("utf-8"))

@@ -11,6 +11,7 @@ staged as a deposit stages it. Each claim a text makes is compared with the tabl
 from __future__ import annotations
 
 import csv
+import html
 import io
 import json
 import re
@@ -73,7 +74,7 @@ def _texts(read, zenodo: dict, code_files: dict[str, str]) -> Texts:
     fields = {
         "README.md": own,
         "CITATION.cff abstract": citation["abstract"],
-        "zenodo description": zenodo["description"],
+        "zenodo description": html.unescape(zenodo["description"]),  # HTML, read as shown
         "codemeta.json description": codemeta["description"],
         "code CITATION.cff abstract": code_citation["abstract"],
         **{

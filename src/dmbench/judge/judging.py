@@ -250,7 +250,7 @@ class Judge:
                     "s_reference": scored.s_reference,
                     "s_final": scored.s_final,
                     "dimensions": scored.dimensions,
-                    "scores": data["scores"],
+                    "scores": scores,
                     "calls": calls,
                 }
                 return judgement, {messages_sha256: messages}

@@ -1,14 +1,16 @@
 """Diagrams drawn as PNG by the pinned PlantUML, for a judge that looks at the drawings.
 
 One JVM per batch, as for the SVGs, with ``-nometadata`` so that the PNG does not carry the
-PlantUML source in a text chunk (PlantUML embeds it by default): the image holds the drawing
-and nothing else. Cached by the source's sha256 beside the SVG cache; a source PlantUML
+PlantUML source in a text chunk (PlantUML embeds it by default), and every text chunk left
+(PlantUML 1.2025 still adds a ``copyleft`` one) dropped: the image holds the drawing and nothing
+else. Cached by the source's sha256 beside the SVG cache; a source PlantUML
 rejects or draws nothing from is remembered as such (an empty ``.none`` file) with no repair: what is
 drawn here is text dmbench writes itself.
 """
 
 from __future__ import annotations
 
+import struct
 import subprocess
 import tempfile
 from collections.abc import Iterable
@@ -45,7 +47,7 @@ def draw_png(sources: Iterable[str], cache_dir: Path) -> dict[str, bytes | None]
     missing: dict[str, str] = {}
     for sha, source in by_sha.items():
         if (cache_dir / f"{sha}.png").is_file():
-            drawn[sha] = (cache_dir / f"{sha}.png").read_bytes()
+            drawn[sha] = without_text_chunks((cache_dir / f"{sha}.png").read_bytes())
         elif (cache_dir / f"{sha}.none").is_file():
             drawn[sha] = None
         else:
@@ -91,5 +93,21 @@ def _run(sources: dict[str, str], workdir: Path) -> dict[str, bytes | None]:
                 continue
             png = outputs / f"{sha}.png"
             data = png.read_bytes() if png.is_file() else b""
-            found[sha] = data if data.startswith(PNG_SIGNATURE) else None
+            found[sha] = without_text_chunks(data) if data.startswith(PNG_SIGNATURE) else None
         return found
+
+
+TEXT_CHUNKS = (b"tEXt", b"zTXt", b"iTXt")
+
+
+def without_text_chunks(png: bytes) -> bytes:
+    """``png`` without its text chunks; every other chunk as it was (each carries its own CRC,
+    so dropping whole chunks keeps the file valid)."""
+    kept, at = [png[: len(PNG_SIGNATURE)]], len(PNG_SIGNATURE)
+    while at + 8 <= len(png):
+        (length,) = struct.unpack(">I", png[at : at + 4])
+        end = at + 12 + length
+        if png[at + 4 : at + 8] not in TEXT_CHUNKS:
+            kept.append(png[at:end])
+        at = end
+    return b"".join(kept)

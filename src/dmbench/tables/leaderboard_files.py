@@ -245,7 +245,7 @@ def _board_markdown(board: dict[str, Any], summary: dict[str, Any], head: str | 
          *(_fmt(r["dimensions"].get(d)) for d in dimensions),
          str(r["n"]), str(r["failed"]), str(r["orders"]), _fmt(r["position_bias"]),
          _fmt(r["flip_rate"]), _fmt(r["alpha"]),
-         "; ".join(markdown_text(w["message"]) for w in row_warnings(r)) or "–"]
+         "; ".join(w["message"] for w in row_warnings(r)) or "–"]
         for r in rows
     ]  # fmt: skip
     mark = " (headline)" if summary["id"] == head else ""
@@ -286,7 +286,7 @@ def _board_markdown(board: dict[str, Any], summary: dict[str, Any], head: str | 
     board_warnings = [w for w in board["warnings"]
                       if w.get("board") == summary["id"] or w.get("board") in detect]  # fmt: skip
     if board_warnings:
-        lines += ["", *(f"Warning: {markdown_text(w['message'])}." for w in board_warnings)]
+        lines += ["", *(f"Warning: {w['message']}." for w in board_warnings)]
     return lines
 
 
@@ -303,7 +303,7 @@ def _controls_markdown(board: dict[str, Any]) -> list[str]:
             [[markdown_text(d["judge"]), d["view"], str(d["n"]),
               _interval(d["share_correct"], d["ci_low"], d["ci_high"]),
               "; ".join(f"{markdown_text(series_name(c))} {c['share_correct']:.2f}" for c in d["by_candidate"]),
-              (markdown_text(w["message"]) if (w := detect_warning(d)) else "–")] for d in board["detectability"]],
+              (w["message"] if (w := detect_warning(d)) else "–")] for d in board["detectability"]],
             "llrrll",
         )  # fmt: skip
         lines.append("")
