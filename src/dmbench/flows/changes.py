@@ -39,15 +39,15 @@ from dmbench.judge.study_run import study_pairs, study_row_maker, study_source
 from dmbench.llm import CACHE_DIR, DEFAULT_TIMEOUT, OllamaChat, ResponseCache
 from dmbench.metrics import DEFAULT_METRIC
 from dmbench.package import load_records, refresh, require_package
-from dmbench.package.descriptor import DESCRIPTOR
 from dmbench.package.lock import package_lock
+from dmbench.package.refresh import refreshing
 from dmbench.package.validate import run_json_validator
 from dmbench.runs.generate import Progress, generate_run
 from dmbench.runs.jobs import check_ready
 from dmbench.runs.pair_scores import PairScores
 from dmbench.runs.rescoring import Rescored, rescore, select_runs
 from dmbench.runs.scores import replace_scores
-from dmbench.runs.store import RUN_FILE, Run
+from dmbench.runs.store import RUN_FILE, Run, publish
 from dmbench.sources.prompts import PROMPTS_DIR
 from dmbench.sources.records import ALL_DATASETS, DATASETS
 
@@ -187,7 +187,8 @@ def generate_dataset_runs(
 ) -> list[Run]:
     """Runs 1..``runs`` of ``candidate`` on each dataset, resumed where stored.
 
-    A built package (one with ``datapackage.json``) gets its tables and descriptor re-derived so
+    Each run is made in its work folder and moved into ``runs/`` when finished and checked, so a
+    refused or killed ``generate`` leaves the package as it was. A built package (one with ``datapackage.json``) gets its tables and descriptor re-derived so
     that the new runs are part of it; a folder holding only ``data/records.csv`` just gets runs.
     """
     require_package(package_dir, built=False)
@@ -195,15 +196,13 @@ def generate_dataset_runs(
     by_dataset = {name: load_records(package_dir, name) for name in names}
     check_ready(candidate)
     done: list[Run] = []
-    with package_lock(package_dir):
+    with package_lock(package_dir), refreshing(package_dir):
         for name, dataset_records in by_dataset.items():
             records = [Record(r.record_id, r.text) for r in dataset_records]
             for run_index in range(1, runs + 1):
                 run = generate_run(package_dir, candidate, name, run_index, records, on_output)
-                _check_run_file(run)
-                done.append(run)
-        if (Path(package_dir) / DESCRIPTOR).is_file():
-            refresh(package_dir)
+                _check_run_file(run)  # in its work folder: a refused run changes nothing
+                done.append(publish(package_dir, run))
     return done
 
 

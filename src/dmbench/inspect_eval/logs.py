@@ -11,8 +11,6 @@ imported from the same log (same sha256) is left as it is.
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,6 +34,8 @@ from dmbench.runs.store import (
     RunInfo,
     load_run,
     make_run_id,
+    open_aside,
+    publish_run,
 )
 
 TASK_NAME = "domain_modelling"
@@ -203,19 +203,15 @@ def _already_imported(package_dir: Path, plan: _Planned) -> bool:
 
 
 def _write(package_dir: Path, plan: _Planned) -> None:
-    runs = Path(package_dir) / RUNS_DIR
-    runs.mkdir(exist_ok=True)
-    scratch = Path(tempfile.mkdtemp(prefix=".import-inspect-", dir=package_dir))
-    try:
-        data = plan.info.to_dict()
-        errors = sorted(run_json_validator().iter_errors(data), key=str)
-        if errors:
-            raise PackageError(f"{plan.log}: run {plan.info.run_id}: {errors[0].message}")
-        atomic.write_json(scratch / RUN_FILE, data)
-        atomic.write_text(scratch / OUTPUTS_FILE, "".join(row.to_json_line() for row in plan.rows))
-        scratch.rename(runs / plan.info.run_id)
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+    """The run written in its work folder, checked, then moved into ``runs/``."""
+    data = plan.info.to_dict()
+    errors = sorted(run_json_validator().iter_errors(data), key=str)
+    if errors:
+        raise PackageError(f"{plan.log}: run {plan.info.run_id}: {errors[0].message}")
+    work = open_aside(package_dir, plan.info.run_id)
+    atomic.write_json(work / RUN_FILE, data)
+    atomic.write_text(work / OUTPUTS_FILE, "".join(row.to_json_line() for row in plan.rows))
+    publish_run(package_dir, work)
 
 
 def import_inspect_logs(package_dir: Path, logs: Sequence[Path]) -> list[ImportedRun]:

@@ -23,6 +23,7 @@ from dmbench.package.descriptor import (
     write_prompts_table,
 )
 from dmbench.package.lock import package_lock
+from dmbench.package.refresh import refresh
 from dmbench.package.swap import PACKAGE_FOLDERS, STAGING_PREFIX, swap_in
 from dmbench.package.tables import write_run_tables
 from dmbench.package.validate import validate_package
@@ -63,13 +64,6 @@ def install_upstream_licenses(sources_dir: Path, package_dir: Path) -> None:
     for repo in repositories():
         pin = next(p for p in repo.files if p.role == "license")
         (target / f"{repo.name}.LICENSE").write_bytes(read_verified(sources_dir, pin))
-
-
-def refresh(package_dir: Path) -> None:
-    """Re-derive the run tables and ``datapackage.json`` after runs or scores changed."""
-    order = {r.record_id: i for i, r in enumerate(load_records(package_dir))}
-    write_run_tables(package_dir, order)
-    write_descriptor(package_dir)
 
 
 def _carry_generated_runs(old_package: Path, staging: Path, imported: set[str]) -> int:

@@ -36,7 +36,8 @@ def generate_run(
     records: Sequence[Record],
     on_output: Progress | None = None,
 ) -> Run:
-    """Run ``candidate`` over ``records`` into the run store, skipping records already stored.
+    """Run ``candidate`` over ``records`` in the run's work folder, skipping records already
+    stored; the caller checks the run and publishes it (``store.publish``).
 
     A candidate with ``for_run(run_index)`` is specialised to the run first (LLM candidates draw
     each run's samples separately); one with ``workers > 1`` generates records on that many
