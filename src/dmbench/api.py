@@ -12,10 +12,12 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+from dmbench.candidates import CandidateSpec
 from dmbench.core import paths
 from dmbench.flows.changes import (
     ScoringResult,
     build_candidate,
+    build_own_candidate,
     generate_dataset_runs,
     judge_own_pairs,
     judge_package,
@@ -125,7 +127,7 @@ class Package:
 
     def generate(
         self,
-        candidate: str,
+        candidate: str | Callable[[str], str] | CandidateSpec | None = None,
         model: str | None = None,
         dataset: str = ALL_DATASETS,
         runs: int = 1,
@@ -133,29 +135,47 @@ class Package:
         offline: bool = False,
         workers: int = 1,
         on_output: GenerateProgress | None = None,
+        command: str | None = None,
+        name: str | None = None,
         **options: Any,
     ) -> list[Run]:
         """Runs 1..``runs`` of ``candidate`` on ``dataset`` (``all``: both), resumed where stored.
 
-        ``options`` are the candidate's generation settings (``dmbench.candidates()`` lists them
-        with upstream's defaults); each one given becomes part of the run's settings and id."""
-        system = build_candidate(self.path, candidate, model, hosts, offline, workers, **options)
+        ``candidate`` is a registered name, a ``CandidateSpec``, or a Python function (text in,
+        PlantUML out) named ``name``; or give ``command`` and ``name`` for a command run once per
+        record (text on stdin, PlantUML on stdout). ``options`` are the candidate's generation
+        settings (``dmbench.candidates()`` lists them with upstream's defaults); each one given
+        becomes part of the run's settings and id."""
+        if isinstance(candidate, str):
+            system = build_candidate(self.path, candidate, model, hosts, offline, workers,
+                                     **options)  # fmt: skip
+        else:
+            system = build_own_candidate(name, command, candidate, workers=workers,
+                                         model=model, hosts=hosts, offline=offline, **options)  # fmt: skip
         return generate_dataset_runs(self.path, system, dataset, runs, on_output)
 
     def generate_records(
         self,
-        candidate: str,
+        candidate: str | Callable[[str], str] | CandidateSpec | None,
         records: IO[bytes] | IO[str],
         source: str = "<records>",
         model: str | None = None,
         hosts: Sequence[str] = (),
         offline: bool = False,
         workers: int = 1,
+        command: str | None = None,
+        name: str | None = None,
         **options: Any,
     ) -> Iterator[dict[str, Any]]:
-        """``candidate`` on your own JSON-lines records (``{"id", "text"}``), nothing stored:
-        one ``{"id", "generated", "failed", "error"}`` per record, in order."""
-        system = build_candidate(self.path, candidate, model, hosts, offline, workers, **options)
+        """``candidate`` (or ``command``, as for ``generate``) on your own JSON-lines records
+        (``{"id", "text"}``), nothing stored: one ``{"id", "generated", "failed", "error"}``
+        per record, in order."""
+        if isinstance(candidate, str):
+            system = build_candidate(self.path, candidate, model, hosts, offline, workers,
+                                     **options)  # fmt: skip
+        else:
+            system = build_own_candidate(name or "records", command, candidate, workers=workers,
+                                         model=model, hosts=hosts, offline=offline, **options)  # fmt: skip
         return generate_records(system, read_records_file(records, source=source))
 
     def judge(

@@ -68,6 +68,18 @@ class CandidateSpec:
     factory: CandidateFactory
     prompt_files: tuple[str, ...] = ()
     options: Mapping[str, Any] = field(default_factory=dict)
+    origin: Mapping[str, Any] | None = None
+    """Where a candidate not built into dmbench comes from (a plug-in's distribution and
+    version); recorded in its runs' provenance."""
+
+    def provenance(self) -> dict[str, Any] | None:
+        """What a run records of where this candidate came from; None for a built-in one."""
+        if self.origin is not None:
+            return dict(self.origin)
+        module = getattr(self.factory, "__module__", "") or ""
+        if module.startswith("dmbench."):
+            return None
+        return {"kind": "python", "factory": f"{module}.{self.factory.__qualname__}"}
 
 
 CANDIDATE_REGISTRY: Registry[CandidateSpec] = Registry("candidate", safe_names=True)
@@ -86,6 +98,12 @@ def candidate_specs() -> tuple[CandidateSpec, ...]:
 
 def candidate_spec(name: str) -> CandidateSpec:
     return CANDIDATE_REGISTRY[name]
+
+
+def candidate_provenance(name: str) -> dict[str, Any] | None:
+    """Where registered candidate ``name`` came from, for its runs; None when built in."""
+    spec = CANDIDATE_REGISTRY.get(name)
+    return None if spec is None else spec.provenance()
 
 
 def get_candidate(name: str, **settings: Any) -> Candidate:

@@ -32,8 +32,19 @@ def _default(option: str) -> str:
 @click.option(
     "--candidate",
     type=click.Choice([spec.name for spec in SPECS]),
-    required=True,
-    help="The system under test.",
+    default=None,
+    help="The system under test (built in or a plug-in); or give --command and --name.",
+)
+@click.option(
+    "--command",
+    default=None,
+    help="A candidate in any language: run once per record, the text on stdin and the id in "
+    "$DMBENCH_RECORD_ID; its stdout is the PlantUML (non-zero exit, timeout: a failed output).",
+)
+@click.option(
+    "--name",
+    default=None,
+    help="The name of a --command candidate's runs (1-32 of a-z 0-9 _ -).",
 )
 @click.option(
     "--dataset",
@@ -123,7 +134,8 @@ def _default(option: str) -> str:
     "--timeout",
     type=click.FloatRange(min=0, min_open=True),
     default=None,
-    help=f"Seconds an LLM call may take in all, retries included [default: {_default('timeout')}].",
+    help="Seconds an LLM call may take in all, retries included, or a --command may take per "
+    f"record [default: {_default('timeout')}].",
 )
 @click.option(
     "--think/--no-think",
@@ -132,7 +144,9 @@ def _default(option: str) -> str:
 )
 @package_option
 def generate(
-    candidate: str,
+    candidate: str | None,
+    command: str | None,
+    name: str | None,
     dataset: str | None,
     records_file: IO[str] | None,
     runs: int,
@@ -153,6 +167,12 @@ def generate(
     package = Package(core.package_dir(package_dir))
     settings = dict(model=model, hosts=hosts, offline=offline, workers=workers, **generation)
     settings["truncate"] = False if no_truncate else None
+    if (candidate is None) == (command is None):
+        raise click.UsageError("give exactly one of --candidate and --command")
+    if command is not None:
+        settings.update(command=command, name=name)
+    elif name is not None:
+        raise click.UsageError("--name names a --command candidate's runs")
     try:
         if dataset is not None and records_file is None:
             progress = None if quiet or not sys.stderr.isatty() else ProgressBar()

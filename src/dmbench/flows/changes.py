@@ -15,7 +15,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, Any
 
-from dmbench.candidates import Candidate, Record, candidate_spec, candidate_specs
+from dmbench.candidates import Candidate, CandidateSpec, Record, candidate_spec, candidate_specs
+from dmbench.candidates.base import CANDIDATE_REGISTRY
+from dmbench.candidates.command import DEFAULT_TIMEOUT as DEFAULT_COMMAND_TIMEOUT
+from dmbench.candidates.command import CommandCandidate
+from dmbench.candidates.python import CallableCandidate
+from dmbench.core.registry import check_safe_name
 from dmbench.core import paths
 from dmbench.errors import OptionError, PackageError, UnknownNameError
 from dmbench.judge import (
@@ -129,6 +134,39 @@ def _check_run_file(run: Run) -> None:
     errors = sorted(run_json_validator().iter_errors(data), key=str)
     if errors:
         raise PackageError(f"{run.path / RUN_FILE}: {errors[0].message}")
+
+
+def build_own_candidate(
+    name: str | None,
+    command: str | None = None,
+    function: Callable[[str], str] | CandidateSpec | None = None,
+    timeout: float | None = None,
+    workers: int = 1,
+    **options: Any,
+) -> Candidate:
+    """A candidate that is not registered: a ``command`` run per record, a Python ``function``
+    (text in, PlantUML out), or a ``CandidateSpec`` built with ``options``; ``name`` names its
+    runs and may not be a registered candidate's."""
+    if (command is None) == (function is None):
+        raise OptionError("give exactly one of --candidate and --command")
+    if isinstance(function, CandidateSpec):
+        if name not in (None, function.name):
+            raise OptionError(f"the spec is named {function.name!r}, not {name!r}")
+        check_safe_name("candidate", function.name)
+        given = {key: value for key, value in options.items() if value is not None}
+        return function.factory(**given)
+    if not name:
+        raise OptionError("a command or function candidate needs --name (its runs' name)")
+    if name in CANDIDATE_REGISTRY:
+        raise OptionError(f"--name {name!r} is a registered candidate; choose another name")
+    given = sorted(key for key, value in options.items() if value not in (None, (), False))
+    if given:
+        raise OptionError(f"{given[0]!r} is not an option of a command or function candidate")
+    if command is not None:
+        return CommandCandidate(command, name, timeout or DEFAULT_COMMAND_TIMEOUT, workers)
+    if timeout is not None:
+        raise OptionError("--timeout is not an option of a function candidate")
+    return CallableCandidate(function, name, workers)
 
 
 def build_candidate(

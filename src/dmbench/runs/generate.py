@@ -10,7 +10,13 @@ from pathlib import Path
 from typing import Any
 
 from dmbench._version import __version__
-from dmbench.candidates.base import Candidate, CandidateOutput, Record, generate_many
+from dmbench.candidates.base import (
+    Candidate,
+    CandidateOutput,
+    Record,
+    candidate_provenance,
+    generate_many,
+)
 from dmbench.core import atomic
 from dmbench.core.clock import now_utc
 from dmbench.core.hashing import sha256_text
@@ -68,7 +74,7 @@ def generate_run(
         origin="generated",
         canonical=False,
         settings=settings,
-        provenance={**described.get("provenance", {}), **code_provenance()},
+        provenance=_provenance(candidate, described),
         started_utc=now_utc(),
     )
     run = open_run(package_dir, info)
@@ -97,6 +103,15 @@ def generate_run(
     }
     run.save_info(replace(run.info, finished_utc=now_utc(), totals=totals))
     return run
+
+
+def _provenance(candidate: Candidate, described: dict[str, Any]) -> dict[str, Any]:
+    """The candidate's own provenance and dmbench's; where a candidate not built in came from."""
+    provenance = {**described.get("provenance", {}), **code_provenance()}
+    origin = candidate_provenance(candidate.name)
+    if "candidate" not in provenance and origin is not None:
+        provenance["candidate"] = origin
+    return provenance
 
 
 def _add_segment(run: Run, now: RunInfo, stored: int, resumed: bool) -> None:
