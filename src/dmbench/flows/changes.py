@@ -190,13 +190,13 @@ def build_candidate(
     if unknown:
         raise UnknownNameError(f"unknown generation option {unknown[0]!r}; choose from {sorted(known)}")
     if not spec.uses_llm:
-        if model or hosts or offline or workers > 1 or given:
+        if model or hosts or offline or workers > 1 or given.keys() - spec.options.keys():
             raise OptionError(
                 f"--model, --workers, --host, --offline, --no-truncate and the generation "
                 f"options (--temperature, --seed, ...) are for the LLM candidates; {name} "
-                "takes none"
+                f"takes {', '.join(spec.options) or 'none'}"
             )
-        return spec.factory()
+        return spec.factory(**given)
     foreign = sorted(given.keys() - spec.options.keys())
     if foreign:
         flag = "--no-truncate" if foreign[0] == "truncate" else f"--{foreign[0].replace('_', '-')}"

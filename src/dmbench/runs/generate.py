@@ -58,7 +58,7 @@ def generate_run(
     if for_run is not None:
         candidate = for_run(run_index)
     described = candidate.describe()
-    settings = described.get("settings", {})
+    settings = {"uses_llm": False, **described.get("settings", {})}
     info = RunInfo(
         run_id=make_run_id(
             candidate.name,
