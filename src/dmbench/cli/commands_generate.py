@@ -96,6 +96,13 @@ def _default(option: str) -> str:
     help=f"Deviation (recorded): do not cut LLM replies to {CUT} characters as upstream did.",
 )
 @click.option(
+    "--prompts",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    default=None,
+    help="A prompt variant: a folder with the candidate's prompt files under their pinned "
+    "names; the run records its name and hashes, and gets its own id.",
+)
+@click.option(
     "--quiet", is_flag=True, help="No progress bar (it is drawn only when stderr is a terminal)."
 )
 @click.option(
@@ -155,6 +162,7 @@ def generate(
     hosts: tuple[str, ...],
     offline: bool,
     no_truncate: bool,
+    prompts: Path | None,
     quiet: bool,
     package_dir: Path | None,
     **generation: Any,
@@ -167,6 +175,8 @@ def generate(
     package = Package(core.package_dir(package_dir))
     settings = dict(model=model, hosts=hosts, offline=offline, workers=workers, **generation)
     settings["truncate"] = False if no_truncate else None
+    if prompts is not None:
+        settings["prompts"] = prompts
     if (candidate is None) == (command is None):
         raise click.UsageError("give exactly one of --candidate and --command")
     if command is not None:

@@ -184,6 +184,9 @@ def build_candidate(
     the candidate does not take is refused. An LLM candidate caches replies in the package and
     reads the package's prompt files when it has them, else the sources'."""
     spec = candidate_spec(name)
+    variant = options.pop("prompts", None)
+    if variant is not None and not spec.prompt_files:
+        raise OptionError(f"--prompts is for the candidates that send prompts; {name} sends none")
     given = {option: value for option, value in options.items() if value is not None}
     known = {option for other in candidate_specs() for option in other.options}
     unknown = sorted(given.keys() - known)
@@ -212,6 +215,7 @@ def build_candidate(
         offline=offline,
         cache_dir=package / CACHE_DIR,
         prompts=package if (package / PROMPTS_DIR).is_dir() else None,
+        **({} if variant is None else {"prompt_variant": Path(variant)}),
         **given,
     )
 
