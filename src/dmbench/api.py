@@ -17,8 +17,11 @@ from dmbench.core import paths
 from dmbench.flows.changes import (
     ScoringResult,
     build_candidate,
+    ImportedBundle,
     build_own_candidate,
+    export_package_run,
     generate_dataset_runs,
+    import_package_run,
     judge_own_pairs,
     judge_package,
     make_judges,
@@ -177,6 +180,16 @@ class Package:
             system = build_own_candidate(name or "records", command, candidate, workers=workers,
                                          model=model, hosts=hosts, offline=offline, **options)  # fmt: skip
         return generate_records(system, read_records_file(records, source=source))
+
+    def export_run(self, run_id: str, out: PathLike) -> Path:
+        """Stored run ``run_id`` as a checked bundle (zip) at ``out``, for another package."""
+        return export_package_run(self.path, run_id, Path(out))
+
+    def import_run(self, bundle: PathLike) -> ImportedBundle:
+        """A bundle's run stored here as it was exported, after checking that its records are
+        this package's and its hashes and schema hold; then scored here (Tables 2-3's
+        metrics)."""
+        return import_package_run(self.path, Path(bundle))
 
     def judge(
         self,

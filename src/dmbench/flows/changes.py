@@ -9,6 +9,7 @@ before anything is written there.
 from __future__ import annotations
 
 import json
+import shutil
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -21,8 +22,8 @@ from dmbench.candidates.command import DEFAULT_TIMEOUT as DEFAULT_COMMAND_TIMEOU
 from dmbench.candidates.command import CommandCandidate
 from dmbench.candidates.python import CallableCandidate
 from dmbench.core.registry import check_safe_name
-from dmbench.core import paths
-from dmbench.errors import OptionError, PackageError, UnknownNameError
+from dmbench.core import atomic, paths
+from dmbench.errors import InputError, OptionError, PackageError, UnknownNameError
 from dmbench.judge import (
     Judge,
     JudgeOptions,
@@ -42,7 +43,7 @@ from dmbench.judge.runs import (
 from dmbench.judge.runs import Progress as JudgeProgress
 from dmbench.judge.study_run import study_pairs, study_row_maker, study_source
 from dmbench.llm import CACHE_DIR, DEFAULT_TIMEOUT, OllamaChat, ResponseCache
-from dmbench.metrics import DEFAULT_METRIC
+from dmbench.metrics import DEFAULT_METRIC, PUBLISHED_METRIC, STANDARD_METRIC
 from dmbench.package import load_records, refresh, require_package
 from dmbench.package.lock import package_lock
 from dmbench.package.refresh import refreshing
@@ -52,9 +53,24 @@ from dmbench.runs.jobs import check_ready
 from dmbench.runs.pair_scores import PairScores
 from dmbench.runs.rescoring import Rescored, rescore, select_runs
 from dmbench.runs.scores import replace_scores
-from dmbench.runs.store import RUN_FILE, Run, publish
+from dmbench.runs.bundle import export_run, read_bundle
+from dmbench.runs.store import (
+    OUTPUTS_FILE,
+    RUN_FILE,
+    RUNS_DIR,
+    Run,
+    list_runs,
+    open_aside,
+    publish,
+    publish_run,
+    work_path,
+)
 from dmbench.sources.prompts import PROMPTS_DIR
 from dmbench.sources.records import ALL_DATASETS, DATASETS
+
+
+BUNDLE_METRICS = (PUBLISHED_METRIC, STANDARD_METRIC)
+"""The metrics an imported bundle is scored with: those of Tables 2-3."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,6 +142,55 @@ def score_metrics(
             replace_scores(run.path, [row for r in all_rescored for row in r.rows[run_id]])
         refresh(package_dir)
     return results
+
+
+@dataclass(frozen=True, slots=True)
+class ImportedBundle:
+    run_id: str
+    records: int
+    scored: list[ScoringResult]
+
+
+def export_package_run(package_dir: Path, run_id: str, out: Path) -> Path:
+    """Write stored run ``run_id`` as a checked bundle at ``out`` (see ``runs.bundle``)."""
+    require_package(package_dir)
+    runs = {run.info.run_id: run for run in list_runs(package_dir)}
+    if run_id not in runs:
+        raise UnknownNameError(f"{package_dir}: no run {run_id!r}",
+                               hint="data/runs.csv lists the run ids")  # fmt: skip
+    texts = {record.record_id: record.text_sha256 for record in load_records(package_dir)}
+    return export_run(runs[run_id], texts, out)
+
+
+def import_package_run(
+    package_dir: Path, bundle_path: Path, metrics: Sequence[str] = BUNDLE_METRICS
+) -> ImportedBundle:
+    """Check the bundle against this package, store its run as it was exported, then score it
+    with ``metrics`` here (a bundle carries no scores). A run id the package holds is refused."""
+    require_package(package_dir)
+    records = load_records(package_dir)
+    texts = {record.record_id: record.text_sha256 for record in records}
+    bundle = read_bundle(Path(bundle_path), texts, _run_json_problem)
+    dataset = {record.record_id: record.dataset for record in records}
+    foreign = sorted(rid for rid in bundle.records if dataset[rid] != bundle.info.dataset)
+    if foreign:
+        raise InputError(f"{bundle_path}: record {foreign[0]!r} is not of {bundle.info.dataset}")
+    with package_lock(package_dir), refreshing(package_dir):
+        if (Path(package_dir) / RUNS_DIR / bundle.run_id).exists():
+            raise PackageError(f"{package_dir}: already holds run {bundle.run_id}",
+                               hint="move it out of runs/ to import the bundle in its place")  # fmt: skip
+        shutil.rmtree(work_path(package_dir, bundle.run_id), ignore_errors=True)
+        work = open_aside(package_dir, bundle.run_id)
+        atomic.write_bytes(work / RUN_FILE, bundle.run_json)
+        atomic.write_bytes(work / OUTPUTS_FILE, bundle.outputs_jsonl)
+        publish_run(package_dir, work)
+    scored = score_metrics(package_dir, metrics, [bundle.run_id])
+    return ImportedBundle(bundle.run_id, len(bundle.records), scored)
+
+
+def _run_json_problem(data: Any) -> str | None:
+    errors = sorted(run_json_validator().iter_errors(data), key=str)
+    return None if not errors else f"{'/'.join(map(str, errors[0].path))}: {errors[0].message}"
 
 
 def _check_run_file(run: Run) -> None:
