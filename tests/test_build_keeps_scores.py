@@ -7,6 +7,7 @@ from __future__ import annotations
 from click.testing import CliRunner
 from results_support import UPSTREAM, copy_package
 
+from dmbench import Package
 from dmbench.cli import main
 from dmbench.flows.changes import score_runs
 from dmbench.package import build, validate_package
@@ -45,3 +46,28 @@ def test_a_rebuild_names_the_runs_whose_recomputed_scores_it_dropped(tmp_path):
     assert f"`dmbench score --runs {RUN}` (per metric)" in said.output
     assert _recomputed(package, RUN) == []
     assert build(package, UPSTREAM).scores_dropped == ()  # nothing recomputed is left to drop
+
+
+def test_tables_refreshes_every_metric_that_has_scores(tmp_path):
+    """A new run scored with both metrics appears in results/ and results/metrik-4-standard/;
+    without standard scores that folder is not written (it would be empty)."""
+    package = copy_package(tmp_path / "package")
+    script = tmp_path / "one.sh"
+    script.write_text("#!/bin/sh\ncat >/dev/null\nprintf '@startuml\\nclass One\\n@enduml\\n'\n")
+    (run,) = Package(package).generate(command=f"sh {script}", name="one", dataset="ds2")
+    out = tmp_path / "results"
+    score_runs(package, run_ids=[run.info.run_id])
+    first = CliRunner().invoke(main, ["tables", "--out", str(out), "--package", str(package)])
+    assert first.exit_code == 0, first.output
+    assert "one" in _candidates(out / "table3.csv") and not (out / "metrik-4-standard").exists()
+    score_runs(package, "metrik-4-standard", run_ids=[run.info.run_id])
+    second = CliRunner().invoke(main, ["tables", "--out", str(out), "--package", str(package)])
+    assert second.exit_code == 0 and "wrote 18 files" in second.output
+    assert _candidates(out / "metrik-4-standard" / "table3.csv") == {"one"}
+
+
+def _candidates(table_csv) -> set[str]:
+    import csv
+
+    with open(table_csv, encoding="utf-8") as handle:
+        return {row["candidate"] for row in csv.DictReader(handle)}

@@ -70,6 +70,7 @@ from dmbench.tables.agreement import agreement_csv, agreement_markdown, agreemen
 from dmbench.tables.errata import write_errata
 from dmbench.tables.leaderboard_files import judge_leaderboard
 from dmbench.tables.leaderboard_files import write_leaderboard as write_leaderboard_file
+from dmbench.tables.published_tables import write_scored_tables
 from dmbench.tables.render import TableSet, build_tables, write_tables
 from dmbench.tables.validity import (
     VALIDITY_FIELDS,
@@ -268,6 +269,11 @@ class Package:
     def tables(self, metric: str = DEFAULT_METRIC, scores: str = "published") -> TableSet:
         """Tables 1-3 as ``dmbench tables`` makes them (``.records()`` gives plain dicts)."""
         return build_tables(require_package(self.path), metric, scores)
+
+    def write_tables(self, out: PathLike = "results") -> tuple[list[Path], TableSet]:
+        """Tables 1-3 of every metric that has scores, as ``dmbench tables`` writes them under
+        ``out`` (metrik-4 at the top, metrik-4-standard in its folder); the published set."""
+        return write_scored_tables(require_package(self.path), Path(out))
 
     def check(self) -> CheckReport:
         """The downloader's check of this folder or zip, offline (``dmbench check``; ``.ok``)."""

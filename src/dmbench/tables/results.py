@@ -217,6 +217,11 @@ def summarise_run(run: Run, metric: str, source: str) -> RunSummary | None:
     )
 
 
+def has_scores(package_dir: Path, metric: str, source: str) -> bool:
+    """Whether any run has scores of the kind asked for (so its tables are not empty)."""
+    return any(summarise_run(run, metric, source) is not None for run in list_runs(package_dir))
+
+
 def run_summaries(
     package_dir: Path, metric: str, source: str
 ) -> tuple[list[RunSummary], list[str]]:
