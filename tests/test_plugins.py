@@ -110,3 +110,43 @@ def test_a_broken_plugin_is_named_in_one_warning_and_left_out(plugin_path):
     assert listed.returncode == 0 and "nouns" not in listed.stdout.split("--command")[0]
     assert "plug-in candidate 'nouns' (dmbench_nouns:SPEC) not loaded: ImportError: no numpy" \
         in listed.stderr
+
+
+ONE_FILE_CANDIDATE = '''
+"""A candidate in one file: define it, register its spec; nothing else in dmbench changes."""
+from dmbench.candidates import CandidateOutput, CandidateSpec, register
+
+
+class Echo:
+    name = "echo"
+
+    def describe(self):
+        return {"settings": {"uses_llm": False}}
+
+    def generate(self, record):
+        return CandidateOutput(f"@startuml\\nclass {record.id.replace('-', '')}\\n@enduml\\n", False)
+
+
+register(CandidateSpec("echo", 11, "echo", False, "the record id as a class", Echo))
+'''
+
+
+def test_adding_a_candidate_touches_one_file(tmp_path):
+    """A temporary module registers a candidate; the API generates, the package validates and
+    the tables show it, in a fresh process (the registry is per process)."""
+    (tmp_path / "echo_candidate.py").write_text(ONE_FILE_CANDIDATE, "utf-8")
+    package = copy_package(tmp_path / "package")
+    script = (
+        "import sys, echo_candidate, dmbench\n"
+        "from dmbench import Package\n"
+        "package = Package(sys.argv[1])\n"
+        "assert [s.name for s in dmbench.candidates()][-1] == 'echo'\n"
+        "(run,) = package.generate('echo', dataset='ds2')\n"
+        "package.score(runs=[run.info.run_id])\n"
+        "rows = [r for r in package.tables(scores='recomputed').records() if r.get('candidate') == 'echo']\n"
+        "print(run.info.provenance['candidate']['kind'], len(rows) > 0, package.validate().valid)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script, str(package)], capture_output=True,
+                          text=True, timeout=600, env={**os.environ, "PYTHONPATH": str(tmp_path)})  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["python", "True", "True"]
