@@ -3,7 +3,7 @@
 Everything that replaces a folder whole (the package build, a generated or judge run moving
 into ``runs/``, the report, the drawings, a deposit) assembles the new content aside, then calls
 :func:`swap_in` with its moves: each new item is moved onto its place, the old one first moved
-into a *retired* folder in ``home``; the last move is the commit point. Before the first move the
+into a *retired* folder in ``home`` under its own name; the last move is the commit point. Before the first move the
 retired folder records each move (paths relative to ``home``) and the identity (device, inode)
 of each new item, which a move keeps. Killed in between, ``home`` holds a retired folder; the
 next command calls :func:`finish_interrupted_swap`: a swap whose last new item is in place is
@@ -35,6 +35,9 @@ def swap_in(moves: Sequence[Move], home: Path) -> None:
     A step that fails (a full disk) rolls every move back before the error is raised, so a
     failed swap leaves the old content whole."""
     home = Path(home)
+    names = [Path(place).name for _, place in moves]
+    if len(set(names)) != len(names):
+        raise ValueError(f"the places of one swap need distinct names: {names}")
     retired = Path(tempfile.mkdtemp(prefix=RETIRED_PREFIX, dir=home))
     record = [
         {"new": _relative(new, home), "place": _relative(place, home), "identity": _identity(new)}
@@ -45,9 +48,9 @@ def swap_in(moves: Sequence[Move], home: Path) -> None:
         handle.flush()
         os.fsync(handle.fileno())
     try:
-        for index, (new, place) in enumerate(moves):
+        for new, place in moves:
             if os.path.lexists(place):
-                os.replace(place, retired / str(index))
+                os.replace(place, retired / Path(place).name)
             os.replace(new, place)
     except BaseException:
         _roll_back(retired, home, record)
@@ -101,8 +104,7 @@ def _discard(retired: Path) -> None:
 def _roll_back(retired: Path, home: Path, record: list[dict]) -> None:
     """New items back to where they were staged (or removed, if that is gone), old ones back
     into their places, last move first. Safe to repeat."""
-    for index in reversed(range(len(record))):
-        move = record[index]
+    for move in reversed(record):
         place = home / move["place"]
         if _is_in_place(home, move):
             new = home / move["new"]
@@ -112,8 +114,8 @@ def _roll_back(retired: Path, home: Path, record: list[dict]) -> None:
                 shutil.rmtree(place)
             else:
                 place.unlink()
-        if os.path.lexists(retired / str(index)):
-            os.replace(retired / str(index), place)
+        if os.path.lexists(retired / place.name):
+            os.replace(retired / place.name, place)
 
 
 def _recorded(retired: Path) -> list[dict]:

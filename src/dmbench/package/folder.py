@@ -34,6 +34,6 @@ def settle_interrupted_swap(package_dir: Path) -> None:
     """Finish or roll back a swap a killed command left half done, and re-derive tables it left
     stale, so that no command reads a package that lacks folders (``tables`` once wrote an empty
     Table 2 from one) or lists runs it does not hold."""
-    if any(Path(package_dir).glob(f"{RETIRED_PREFIX}*")) or (package_dir / PENDING).exists():
+    if any(Path(package_dir).glob(f"{RETIRED_PREFIX}*")) or (Path(package_dir) / PENDING).exists():
         with package_lock(package_dir):  # taking the lock settles the swap
             pass

@@ -77,7 +77,7 @@ def generate_run(
         provenance=_provenance(candidate, described),
         started_utc=now_utc(),
     )
-    run = open_run(package_dir, info)
+    run = open_run(package_dir, info, aside=True)
     resumed = run.info is not info  # open_run returns the stored info of an existing run
     wanted = {record.id for record in records}
     stored = [row for row in run.outputs() if row.record_id in wanted]

@@ -205,9 +205,9 @@ def publish_run(package_dir: Path, work: Path) -> Path:
     return published
 
 
-def open_run(package_dir: Path, info: RunInfo, aside: bool = True) -> Run:
+def open_run(package_dir: Path, info: RunInfo, aside: bool = False) -> Run:
     """Create the run, or reopen it to resume when the same run already exists: in its work
-    folder (``aside``, then :func:`publish`), or in ``runs/`` of a package being staged."""
+    folder (``aside``, then :func:`publish`), or else in ``runs/`` (a package being staged)."""
     if aside:
         path = open_aside(package_dir, info.run_id)
     else:
