@@ -15,9 +15,9 @@ from typing import IO, TYPE_CHECKING, Any
 from dmbench.candidates import CandidateSpec
 from dmbench.core import paths
 from dmbench.flows.changes import (
+    ImportedBundle,
     ScoringResult,
     build_candidate,
-    ImportedBundle,
     build_own_candidate,
     export_package_run,
     generate_dataset_runs,

@@ -25,7 +25,6 @@ from dmbench.candidates.base import (
 )
 from dmbench.candidates.calamo import Calamo
 from dmbench.candidates.chen import Chen
-
 from dmbench.candidates.plugins import load_plugins
 
 load_plugins()  # after the names above: a plug-in imports them from this package

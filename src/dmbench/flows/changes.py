@@ -21,8 +21,8 @@ from dmbench.candidates.base import CANDIDATE_REGISTRY
 from dmbench.candidates.command import DEFAULT_TIMEOUT as DEFAULT_COMMAND_TIMEOUT
 from dmbench.candidates.command import CommandCandidate
 from dmbench.candidates.python import CallableCandidate
-from dmbench.core.registry import check_safe_name
 from dmbench.core import atomic, paths
+from dmbench.core.registry import check_safe_name
 from dmbench.errors import InputError, OptionError, PackageError, UnknownNameError
 from dmbench.judge import (
     Judge,
@@ -48,12 +48,12 @@ from dmbench.package import load_records, refresh, require_package
 from dmbench.package.lock import package_lock
 from dmbench.package.refresh import refreshing
 from dmbench.package.validate import run_json_validator
+from dmbench.runs.bundle import export_run, read_bundle
 from dmbench.runs.generate import Progress, generate_run
 from dmbench.runs.jobs import check_ready
 from dmbench.runs.pair_scores import PairScores
 from dmbench.runs.rescoring import Rescored, rescore, select_runs
 from dmbench.runs.scores import replace_scores
-from dmbench.runs.bundle import export_run, read_bundle
 from dmbench.runs.store import (
     OUTPUTS_FILE,
     RUN_FILE,
@@ -67,7 +67,6 @@ from dmbench.runs.store import (
 )
 from dmbench.sources.prompts import PROMPTS_DIR
 from dmbench.sources.records import ALL_DATASETS, DATASETS
-
 
 BUNDLE_METRICS = (PUBLISHED_METRIC, STANDARD_METRIC)
 """The metrics an imported bundle is scored with: those of Tables 2-3."""

@@ -17,7 +17,7 @@ from functools import lru_cache, partial
 from typing import TYPE_CHECKING, Any, Protocol
 
 from dmbench.core.registry import Registry
-from dmbench.errors import MetricError, MissingPrerequisiteError, UnknownNameError
+from dmbench.errors import MetricError, MissingPrerequisiteError
 from dmbench.metrics import metrik1, metrik2, metrik3, metrik5
 from dmbench.metrics._score_memo import remembered
 from dmbench.metrics._wordsim import word_similarity

@@ -19,13 +19,11 @@ from dmbench.errors import PackageError
 from dmbench.package.descriptor import (
     LICENSES_DIR,
     SCHEMAS_DIR,
-    write_descriptor,
     write_prompts_table,
 )
 from dmbench.package.lock import package_lock
 from dmbench.package.refresh import refresh
 from dmbench.package.swap import PACKAGE_FOLDERS, STAGING_PREFIX, swap_in
-from dmbench.package.tables import write_run_tables
 from dmbench.package.validate import validate_package
 from dmbench.runs.import_published import import_published_runs
 from dmbench.runs.scores import SCORES_FILE, read_scores, replace_scores
@@ -34,7 +32,6 @@ from dmbench.sources import read_verified, repositories, verify_all
 from dmbench.sources.prompts import install_prompts
 from dmbench.sources.records import (
     RECORDS_PATH,
-    load_records,
     records_from_sources,
     write_records,
 )
