@@ -14,9 +14,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from conftest import ROOT
+from fake_ollama import judge_reply
 from results_support import copy_package
 
+from dmbench import Package
 from dmbench.cli import main
+from dmbench.judge.runs import list_judge_runs
+from dmbench.package import validate_package
 from dmbench.runs.store import list_runs
 
 
@@ -150,3 +154,20 @@ def test_adding_a_candidate_touches_one_file(tmp_path):
                           text=True, timeout=600, env={**os.environ, "PYTHONPATH": str(tmp_path)})  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split() == ["python", "True", "True"]
+
+
+def test_the_readme_shell_candidates_run_is_judged_like_any_other(tmp_path, fake_ollama):
+    """The judge takes a command candidate's run by id; the package stays valid."""
+    package = copy_package(tmp_path / "package")
+    script = tmp_path / "nouns.sh"
+    script.write_text(readme_block("readme-shell-candidate"), "utf-8")
+    (run,) = Package(package).generate(command=f"sh {script}", name="nouns", dataset="ds2")
+    fake_ollama.responder = judge_reply(8, 4)
+    judged = CliRunner().invoke(main, ["judge", "--model", "test-model", "--host",
+                                       fake_ollama.url, "--runs", run.info.run_id,
+                                       "--package", str(package)])  # fmt: skip
+    assert judged.exit_code == 0, judged.output
+    (judge_run,) = list_judge_runs(package)
+    assert {row["run_id"] for row in judge_run.rows()} == {run.info.run_id}
+    assert len(judge_run.rows()) == 8
+    assert validate_package(package).valid
