@@ -7,14 +7,17 @@ import json
 import subprocess
 import sys
 
-from conftest import ROOT
+import fake_ollama
+
+SERVER = fake_ollama.__file__
+"""The server's own file, wherever the tests keep it."""
 
 
 def test_the_fake_server_started_alone_answers_generate_with_the_canned_reply(tmp_path):
     reply = tmp_path / "reply.txt"
     reply.write_text("Here it is:\n@startuml\nclass Canned\n@enduml\n", "utf-8")
     server = subprocess.Popen(
-        [sys.executable, str(ROOT / "tests" / "fake_ollama.py"), "--port", "0", "--reply",
+        [sys.executable, SERVER, "--port", "0", "--reply",
          str(reply), "--model", "tiny"],
         stdout=subprocess.PIPE, text=True,
     )  # fmt: skip
@@ -39,7 +42,7 @@ def test_the_fake_server_started_alone_answers_generate_with_the_canned_reply(tm
 
 def test_a_missing_reply_file_is_one_line(tmp_path):
     done = subprocess.run(
-        [sys.executable, str(ROOT / "tests" / "fake_ollama.py"), "--reply", str(tmp_path / "no")],
+        [sys.executable, SERVER, "--reply", str(tmp_path / "no")],
         capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     assert done.returncode == 1 and done.stderr.startswith("fake_ollama: cannot read --reply")
