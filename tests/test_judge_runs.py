@@ -264,7 +264,7 @@ def test_two_and_three_judge_panels_pass_validate_build_and_check(
 
 def rows_file(package: Path) -> Path | None:
     """The judge run's rows: in its work folder while it runs, in runs/ once it is done."""
-    found = sorted(package.glob(".dmbench-cache/runs/judge__*/judgements.jsonl"))
+    found = sorted(package.glob(".dmbench-cache/judge/judge__*/judgements.jsonl"))
     found += sorted(package.glob("runs/judge__*/judgements.jsonl"))
     return found[0] if found else None
 

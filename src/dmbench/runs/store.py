@@ -37,6 +37,8 @@ RUN_FILE = "run.json"
 OUTPUTS_FILE = "outputs.jsonl"
 WORK_DIR = ".dmbench-cache/runs"
 """Where runs are worked on until they are moved into ``runs/``."""
+JUDGE_WORK_DIR = ".dmbench-cache/judge"
+"""Where judge runs are worked on (their own place, as before the two lifecycles became one)."""
 JUDGE_RUN_PREFIX = "judge__"
 """Judge runs (``dmbench.judge``) share ``runs/`` but are not generation runs: skipped here."""
 
@@ -176,7 +178,8 @@ def cut_torn_tail(path: Path) -> None:
 
 
 def work_path(package_dir: Path, run_id: str) -> Path:
-    return Path(package_dir) / WORK_DIR / run_id
+    folder = JUDGE_WORK_DIR if run_id.startswith(JUDGE_RUN_PREFIX) else WORK_DIR
+    return Path(package_dir) / folder / run_id
 
 
 def open_aside(package_dir: Path, run_id: str, logs: tuple[str, ...] = (OUTPUTS_FILE,)) -> Path:
