@@ -13,11 +13,16 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+from dmbench.candidates import CandidateSpec
 from dmbench.core import paths
 from dmbench.flows.changes import (
+    ImportedBundle,
     ScoringResult,
     build_candidate,
+    build_own_candidate,
+    export_package_run,
     generate_dataset_runs,
+    import_package_run,
     judge_own_pairs,
     judge_package,
     make_judges,
@@ -71,8 +76,16 @@ from dmbench.tables.errata import write_errata
 from dmbench.tables.frames import Frame, leaderboard_frame, table_frame
 from dmbench.tables.leaderboard_files import judge_leaderboard
 from dmbench.tables.leaderboard_files import write_leaderboard as write_leaderboard_file
-from dmbench.tables.render import TableSet, build_tables
-from dmbench.tables.validity import ValidityTable, validity_table, write_validity
+from dmbench.tables.published_tables import write_scored_tables
+from dmbench.tables.render import TableSet, build_tables, write_tables
+from dmbench.tables.validity import (
+    VALIDITY_FIELDS,
+    ValidityTable,
+    validity_csv_rows,
+    validity_markdown,
+    validity_table,
+    write_validity,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -137,7 +150,7 @@ class Package:
 
     def generate(
         self,
-        candidate: str,
+        candidate: str | Callable[[str], str] | CandidateSpec | None = None,
         model: str | None = None,
         dataset: str = ALL_DATASETS,
         runs: int = 1,
@@ -145,30 +158,58 @@ class Package:
         offline: bool = False,
         workers: int = 1,
         on_output: GenerateProgress | None = None,
+        command: str | None = None,
+        name: str | None = None,
         **options: Any,
     ) -> list[Run]:
         """Runs 1..``runs`` of ``candidate`` on ``dataset`` (``all``: both), resumed where stored.
 
-        ``options`` are the candidate's generation settings (``dmbench.candidates()`` lists them
-        with upstream's defaults); each one given becomes part of the run's settings and id."""
-        system = build_candidate(self.path, candidate, model, hosts, offline, workers, **options)
+        ``candidate`` is a registered name, a ``CandidateSpec``, or a Python function (text in,
+        PlantUML out) named ``name``; or give ``command`` and ``name`` for a command run once per
+        record (text on stdin, PlantUML on stdout). ``options`` are the candidate's generation
+        settings (``dmbench.candidates()`` lists them with upstream's defaults); each one given
+        becomes part of the run's settings and id."""
+        if isinstance(candidate, str):
+            system = build_candidate(self.path, candidate, model, hosts, offline, workers,
+                                     **options)  # fmt: skip
+        else:
+            system = build_own_candidate(name, command, candidate, workers=workers,
+                                         model=model, hosts=hosts, offline=offline, **options)  # fmt: skip
         return generate_dataset_runs(self.path, system, dataset, runs, on_output)
 
     def generate_records(
         self,
-        candidate: str,
+        candidate: str | Callable[[str], str] | CandidateSpec | None,
         records: IO[bytes] | IO[str],
         source: str = "<records>",
         model: str | None = None,
         hosts: Sequence[str] = (),
         offline: bool = False,
         workers: int = 1,
+        command: str | None = None,
+        name: str | None = None,
         **options: Any,
     ) -> Iterator[dict[str, Any]]:
-        """``candidate`` on your own JSON-lines records (``{"id", "text"}``), nothing stored:
-        one ``{"id", "generated", "failed", "error"}`` per record, in order."""
-        system = build_candidate(self.path, candidate, model, hosts, offline, workers, **options)
+        """``candidate`` (or ``command``, as for ``generate``) on your own JSON-lines records
+        (``{"id", "text"}``), nothing stored: one ``{"id", "generated", "failed", "error"}``
+        per record, in order."""
+        if isinstance(candidate, str):
+            system = build_candidate(self.path, candidate, model, hosts, offline, workers,
+                                     **options)  # fmt: skip
+        else:
+            system = build_own_candidate(name or "records", command, candidate, workers=workers,
+                                         model=model, hosts=hosts, offline=offline, **options)  # fmt: skip
         return generate_records(system, read_records_file(records, source=source))
+
+    def export_run(self, run_id: str, out: PathLike) -> Path:
+        """Stored run ``run_id`` as a checked bundle (zip) at ``out``, for another package."""
+        return export_package_run(self.path, run_id, Path(out))
+
+    def import_run(self, bundle: PathLike) -> ImportedBundle:
+        """A bundle's run stored here as it was exported, after checking that its records are
+        this package's and its hashes and schema hold; then scored here (Tables 2-3's
+        metrics)."""
+        return import_package_run(self.path, Path(bundle))
 
     def judge(
         self,
@@ -268,6 +309,12 @@ class Package:
         gives the JSON list)."""
         with self._folder() as folder:
             return build_tables(folder, metric, scores)
+
+    def write_tables(self, out: PathLike = "results") -> tuple[list[Path], TableSet]:
+        """Tables 1-3 of every metric that has scores, as ``dmbench tables`` writes them under
+        ``out`` (metrik-4 at the top, metrik-4-standard in its folder); the published set."""
+        return write_scored_tables(require_package(self.path), Path(out))
+
 
     def check(
         self,

@@ -78,7 +78,11 @@ class OptionError(DmbenchError, ValueError):
 
 
 class DuplicateNameError(DmbenchError, ValueError):
-    """A second candidate (or judge) registered under a name that is taken."""
+    """A second candidate, metric or reading registered under a name that is taken."""
+
+
+class UnsafeNameError(DmbenchError, ValueError):
+    """A candidate name that would be unsafe in a run folder's name (``../x``, ``a__b``, ...)."""
 
 
 class MissingPrerequisiteError(DmbenchError):

@@ -192,13 +192,13 @@ def test_credentials_query_and_fragment_of_the_base_url_are_stored_nowhere(
 def test_an_import_killed_before_its_refresh_is_completed_by_the_next(
     genuine, tmp_path, built_package, monkeypatch
 ):
-    """Killed after the run's rename (and with a scratch folder left aside): importing the log
-    again derives the tables and sweeps the scratch folder; the package is valid."""
+    """Killed after the run was moved into ``runs/``: importing the log again derives the
+    tables and leaves no work folder aside; the package is valid."""
     from dmbench.inspect_eval import logs
+    from dmbench.runs.store import work_path
 
     package = tmp_path / "package"
     shutil.copytree(built_package, package)
-    (package / f"{logs.SCRATCH_PREFIX}killed").mkdir()
 
     def killed(_package):
         raise KeyboardInterrupt
@@ -210,5 +210,5 @@ def test_an_import_killed_before_its_refresh_is_completed_by_the_next(
     (run,) = logs.import_inspect_logs(package, [genuine])
     assert not run.added
     assert run.run_id in (package / "data" / "runs.csv").read_text("utf-8")
-    assert not list(package.glob(f"{logs.SCRATCH_PREFIX}*"))
+    assert not work_path(package, run.run_id).exists()
     assert validate_package(package).valid

@@ -267,29 +267,24 @@ def test_an_endless_reply_is_a_recorded_failure_and_the_run_goes_on(package_copy
 def test_an_interrupted_rollback_is_finished_by_the_next_command(
     package_copy, upstream_dir, monkeypatch
 ):
-    """Ctrl-C during the swap, and again while it is being undone: the build's own clean-up
-    then deletes the staging folder, which once made the next command take the swap for
-    committed and delete the old runs/."""
+    """Ctrl-C during the swap, and again while it is being undone (as the old data/ is moved
+    back): the build's own clean-up then deletes the staging folder, which once made the next
+    command take the swap for committed and delete the old runs/."""
     import os
-    import shutil
 
     _generated_run(package_copy, _output_line("ds2-LabTracker"))
     build(package_copy, upstream_dir)
     before = _tree_digest(package_copy)
-    real_replace, real_rmtree = os.replace, shutil.rmtree
+    real_replace = os.replace
 
     def replace(src, dst):
         if Path(dst) == package_copy / "runs" and ".dmbench-build-" in str(src):
             raise KeyboardInterrupt
+        if Path(dst) == package_copy / "data" and ".dmbench-retired-" in str(src):
+            raise KeyboardInterrupt
         real_replace(src, dst)
 
-    def rmtree(path, *args, **kwargs):
-        if Path(path) == package_copy / "data":
-            raise KeyboardInterrupt
-        real_rmtree(path, *args, **kwargs)
-
     monkeypatch.setattr(os, "replace", replace)
-    monkeypatch.setattr(shutil, "rmtree", rmtree)
     with pytest.raises(KeyboardInterrupt):
         build(package_copy, upstream_dir)
     monkeypatch.undo()

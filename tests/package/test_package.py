@@ -222,9 +222,18 @@ class TestValidate:
     def test_run_json_against_its_json_schema(self, package_copy: Path) -> None:
         run_json = sorted((package_copy / "runs").glob("*/run.json"))[0]
         data = json.loads(run_json.read_text())
+        data["candidate"] = "Oracle/../x"
+        run_json.write_text(json.dumps(data))
+        assert "candidate: 'Oracle/../x' does not match" in _messages(package_copy)
+
+    def test_a_candidate_not_built_in_must_record_where_it_came_from(
+        self, package_copy: Path
+    ) -> None:
+        run_json = sorted((package_copy / "runs").glob("*/run.json"))[0]
+        data = json.loads(run_json.read_text())
         data["candidate"] = "oracle"
         run_json.write_text(json.dumps(data))
-        assert "candidate: 'oracle' is not one of" in _messages(package_copy)
+        assert "provenance: 'candidate' is a required property" in _messages(package_copy)
 
     def test_missing_package_says_what_to_do(self, tmp_path: Path) -> None:
         result = CliRunner().invoke(main, ["validate", str(tmp_path)])

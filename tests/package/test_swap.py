@@ -12,6 +12,7 @@ import signal
 from pathlib import Path
 
 import pytest
+from kill_support import COMPLETED, in_child_killed_after
 
 from dmbench.package.descriptor import DESCRIPTOR
 from dmbench.package.swap import (
@@ -25,7 +26,6 @@ from dmbench.package.swap import (
 #: point), then the retired folder renamed for deletion.
 MOVES = 2 * len(PACKAGE_FOLDERS) + 3
 COMMITTED_AFTER = 2 * len(PACKAGE_FOLDERS) + 2
-COMPLETED = 3
 
 
 def _write_package(folder: Path, label: str, missing: tuple[str, ...] = ()) -> None:
@@ -43,30 +43,6 @@ def _tree(folder: Path) -> dict[str, str]:
         for path in sorted(folder.rglob("*"))
         if path.is_file()
     }
-
-
-def _in_child_killed_after(moves: int, action) -> int:
-    """Run ``action`` in a forked child that SIGKILLs itself when it is about to make move
-    number ``moves`` (counted from 0); its exit code, -9 when killed."""
-    pid = os.fork()
-    if pid == 0:  # the child never returns into pytest
-        try:
-            made = 0
-            real_replace = os.replace
-
-            def replace(source, target):
-                nonlocal made
-                if made == moves:
-                    os.kill(os.getpid(), signal.SIGKILL)
-                real_replace(source, target)
-                made += 1
-
-            os.replace = replace
-            action()
-        finally:
-            os._exit(COMPLETED)
-    _pid, status = os.waitpid(pid, 0)
-    return os.waitstatus_to_exitcode(status)
 
 
 @pytest.fixture
@@ -92,7 +68,7 @@ def _settled(package: Path) -> dict[str, str]:
 @pytest.mark.parametrize("moves", range(MOVES + 1))
 def test_a_swap_killed_at_each_step_is_settled_by_the_next_command(packages, moves):
     package, staging, old, new = packages()
-    code = _in_child_killed_after(moves, lambda: swap_in(staging, package))
+    code = in_child_killed_after(moves, lambda: swap_in(staging, package))
     assert code == (COMPLETED if moves == MOVES else -signal.SIGKILL)
     finish_interrupted_swap(package)
     assert _settled(package) == (new if moves >= COMMITTED_AFTER else old)
@@ -110,7 +86,7 @@ def test_a_swap_killed_while_deleting_the_replaced_package_is_finished(packages)
         shutil.rmtree = rmtree
         swap_in(staging, package)
 
-    assert _in_child_killed_after(MOVES + 1, killed_while_deleting) == -signal.SIGKILL
+    assert in_child_killed_after(MOVES + 1, killed_while_deleting) == -signal.SIGKILL
     assert list(package.glob(".dmbench-discard-*"))
     finish_interrupted_swap(package)
     assert _settled(package) == new
@@ -123,7 +99,7 @@ def test_a_rebuild_writing_the_same_descriptor_is_settled_by_identity(packages, 
     package, staging, old, new = packages()
     (staging / DESCRIPTOR).write_bytes((package / DESCRIPTOR).read_bytes())
     new = _tree(staging)
-    _in_child_killed_after(moves, lambda: swap_in(staging, package))
+    in_child_killed_after(moves, lambda: swap_in(staging, package))
     finish_interrupted_swap(package)
     assert _settled(package) == (new if moves >= COMMITTED_AFTER else old)
 
@@ -132,7 +108,7 @@ def test_a_rebuild_writing_the_same_descriptor_is_settled_by_identity(packages, 
 def test_a_first_build_killed_at_a_step_keeps_what_there_was(packages, moves):
     """A package without runs/ yet (nothing to move aside for it) settles the same way."""
     package, staging, old, new = packages(missing=("runs",))
-    _in_child_killed_after(moves, lambda: swap_in(staging, package))
+    in_child_killed_after(moves, lambda: swap_in(staging, package))
     finish_interrupted_swap(package)
     committed = moves >= COMMITTED_AFTER - 1  # one move fewer: no old runs/ to move aside
     assert _settled(package) == (new if committed else old)
@@ -143,8 +119,8 @@ def test_a_rollback_killed_in_turn_is_finished_by_the_command_after(packages, ro
     """Killed mid-swap, then killed again while rolling back: the third command still puts
     the old package back whole."""
     package, staging, old, _new = packages()
-    assert _in_child_killed_after(7, lambda: swap_in(staging, package)) == -signal.SIGKILL
-    _in_child_killed_after(rollback_moves, lambda: finish_interrupted_swap(package))
+    assert in_child_killed_after(7, lambda: swap_in(staging, package)) == -signal.SIGKILL
+    in_child_killed_after(rollback_moves, lambda: finish_interrupted_swap(package))
     finish_interrupted_swap(package)
     assert _settled(package) == old
 

@@ -65,7 +65,8 @@ def test_a_killed_deposit_leaves_the_old_or_the_new_folder_and_no_staging(deposi
 
     _killed_deposit(package, out, "swap")
     assert not out.exists()
-    assert _contents(tmp_path / ".deposit-old") == earlier  # aside whole, for the next run
+    (retired,) = tmp_path.glob(".dmbench-retired-*")
+    assert _contents(retired / "deposit") == earlier  # aside whole, for the next run
     staged = list(tmp_path.glob(".deposit-staging-*"))
     assert len(staged) == 1 and _contents(staged[0]).keys() == earlier.keys()
     killed = _contents(staged[0])  # the killed run's deposit, complete but not swapped in

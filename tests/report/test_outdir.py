@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import os
+import signal
 import stat
 from pathlib import Path
 
 import pytest
+from kill_support import in_child_killed_after
 
 from dmbench.errors import OutDirRefusedError
 from dmbench.release.deposit import DEPOSIT_FILES
@@ -94,21 +96,27 @@ def test_the_swapped_in_folder_has_the_umasks_mode_not_mkdtemps(tmp_path: Path) 
     assert stat.S_IMODE((tmp_path / "deposit").stat().st_mode) == 0o755
 
 
-def test_a_swap_killed_after_the_first_rename_is_rolled_back(tmp_path: Path) -> None:
+def _killed_site_swap(tmp_path: Path, moves: int) -> Path:
+    """An old site in place and a new one staged; the swap killed before move ``moves``."""
     out = tmp_path / "site"
-    (tmp_path / ".site-old").mkdir()
-    (tmp_path / ".site-old" / "index.html").write_text("old", "utf-8")
-    (tmp_path / ".site-staging-abc").mkdir()
+    out.mkdir()
+    (out / "index.html").write_text("old", "utf-8")
+    staging = staging_for(out)
+    (staging / "index.html").write_text("new", "utf-8")
+    assert in_child_killed_after(moves, lambda: swap_in(staging, out, "m\n")) == -signal.SIGKILL
+    return out
+
+
+def test_a_swap_killed_after_the_first_rename_is_rolled_back(tmp_path: Path) -> None:
+    out = _killed_site_swap(tmp_path, 1)
+    assert not out.exists()
     finish_interrupted(out)
     assert (out / "index.html").read_text("utf-8") == "old"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
 
 
 def test_a_swap_killed_after_the_second_rename_keeps_the_new_site(tmp_path: Path) -> None:
-    out = tmp_path / "site"
-    out.mkdir()
-    (out / "index.html").write_text("new", "utf-8")
-    (tmp_path / ".site-old").mkdir()
+    out = _killed_site_swap(tmp_path, 2)
     finish_interrupted(out)
     assert (out / "index.html").read_text("utf-8") == "new"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import signal
 from collections import Counter
 from html.parser import HTMLParser
 from pathlib import Path
@@ -20,13 +21,14 @@ import pytest
 from browser import Chromium, find_chromium
 from click.testing import CliRunner
 from fake_ollama import Reply, judge_reply
+from kill_support import in_child_killed_after
 from results_support import deposit_ready_package, standard_scored_package
 
 from dmbench.cli import main
 from dmbench.core.hashing import sha256_text
 from dmbench.metrics import PUBLISHED_METRIC, STANDARD_METRIC, explain
 from dmbench.report import build_site, check_site
-from dmbench.report.outdir import finish_interrupted
+from dmbench.report.outdir import MARKER, finish_interrupted, staging_for, swap_in
 from dmbench.runs.scores import read_scores, write_scores
 from dmbench.runs.store import list_runs, read_outputs
 from dmbench.sources.records import read_records, write_records
@@ -365,11 +367,13 @@ def test_a_swap_killed_between_its_renames_is_finished_by_the_next_build(
     """Killed after moving the old site aside: no report/ for a moment; the next build puts the
     old one back before it starts (and removes a killed build's staging folder)."""
     out = tmp_path / "report"
-    shutil.copytree(site.out_dir, tmp_path / ".report-old")
-    (tmp_path / ".report-staging-killed").mkdir()
+    shutil.copytree(site.out_dir, out)
+    staging = staging_for(out)
+    killed = in_child_killed_after(1, lambda: swap_in(staging, out, "killed\n"))
+    assert killed == -signal.SIGKILL and not out.exists()
     finish_interrupted(out)
-    assert (out / "index.html").is_file() and not (tmp_path / ".report-old").exists()
-    assert not (tmp_path / ".report-staging-killed").exists()
+    assert (out / "index.html").is_file() and (out / MARKER).read_text("utf-8") != "killed\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["report"]
 
 
 def test_render_out_writes_only_drawings(package: Path, tmp_path: Path) -> None:

@@ -53,7 +53,9 @@ def command(package: Path, url: str, *extra: str) -> list[str]:
 
 
 def outputs_file(package: Path) -> Path | None:
-    found = sorted(package.glob("runs/calamo__test-model__ds1__run1__*/outputs.jsonl"))
+    """The run's outputs: in its work folder while it runs, in runs/ once it is done."""
+    run = "calamo__test-model__ds1__run1__*/outputs.jsonl"
+    found = sorted(package.glob(f".dmbench-cache/runs/{run}")) + sorted(package.glob(f"runs/{run}"))
     return found[0] if found else None
 
 
@@ -188,7 +190,7 @@ def test_parallel_run_stops_on_an_offline_miss_and_resumes_in_order(fake_ollama,
     package = tmp_path / "package"
     with pytest.raises(CacheMissError):
         generate_run(package, candidate(offline=True), "ds2", 1, records)
-    (path,) = package.glob("runs/*/outputs.jsonl")
+    (path,) = package.glob(".dmbench-cache/runs/*/outputs.jsonl")  # its work folder
     kept = [row.record_id for row in read_outputs(path)]
     assert len(kept) == len(set(kept)) and set(kept) <= {r.id for r in records[:5]}
     asked = len(fake_ollama.chats())

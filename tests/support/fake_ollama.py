@@ -5,21 +5,33 @@ script is empty, from a responder function of the request body. Every request bo
 the exact bytes received, so tests can assert what the ``ollama`` client really sent (a
 structured-output request carries its JSON Schema as ``format``, which :func:`judge_reply`
 answers). A reply can end with any ``done_reason`` (``"length"``: cut off by ``num_predict``).
+
+Started on its own it serves one canned reply to every chat, so that a newcomer can try
+``dmbench generate`` without a model::
+
+    python tests/support/fake_ollama.py --port 11500 --reply reply.txt [--model test-model]
+    dmbench generate --candidate calamo --model test-model --host http://127.0.0.1:11500 ...
 """
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import json
+import sys
 import threading
 import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
-import pytest
+try:
+    import pytest
+except ImportError:  # started on its own, where the test dependencies need not be installed
+    pytest = None  # type: ignore[assignment]
 
 MODEL = "test-model:latest"
 DIGEST = "sha256:" + "ab" * 32
@@ -70,14 +82,16 @@ def judge_reply(a: int, b: int, reason: str = "scripted") -> Callable[[dict[str,
 
 
 class FakeOllama:
-    def __init__(self, models: dict[str, str] | None = None, version: str = VERSION) -> None:
+    def __init__(
+        self, models: dict[str, str] | None = None, version: str = VERSION, port: int = 0
+    ) -> None:
         self.models = models if models is not None else {MODEL: DIGEST}
         self.version = version
         self.script: deque[Reply] = deque()
         self.responder: Callable[[dict[str, Any]], Reply] | None = None
         self.requests: list[tuple[str, str, bytes]] = []
         self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._server = ThreadingHTTPServer(("127.0.0.1", port), self._handler())
         self._server.daemon_threads = True
         self._thread = threading.Thread(
             target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
@@ -235,9 +249,40 @@ class FakeOllama:
         return Handler
 
 
-@pytest.fixture
-def fake_ollama():
-    """A started fake server, stopped after the test."""
-    server = FakeOllama().start()
-    yield server
-    server.stop()
+if pytest is not None:
+
+    @pytest.fixture
+    def fake_ollama():
+        """A started fake server, stopped after the test."""
+        server = FakeOllama().start()
+        yield server
+        server.stop()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Serve ``--reply``'s text as the reply to every chat until interrupted."""
+    parser = argparse.ArgumentParser(description="A fake Ollama server with one canned reply.")
+    parser.add_argument("--port", type=int, default=11500, help="port on 127.0.0.1 (0: any)")
+    parser.add_argument("--reply", type=Path, required=True, help="file holding the reply text")
+    parser.add_argument("--model", default="test-model", help="the one model it serves")
+    args = parser.parse_args(argv)
+    try:
+        reply = Reply(args.reply.read_text("utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        parser.exit(1, f"fake_ollama: cannot read --reply {args.reply}: {exc}\n")
+    model = args.model if ":" in args.model else f"{args.model}:latest"
+    try:
+        server = FakeOllama({model: DIGEST}, port=args.port)
+    except OSError as exc:
+        parser.exit(1, f"fake_ollama: cannot listen on port {args.port}: {exc.strerror}\n")
+    server.responder = lambda body: reply
+    print(f"fake Ollama serving {model} at {server.url} (Ctrl-C stops it)", flush=True)
+    server._thread.run()  # serve in this thread until interrupted
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        sys.exit(0)

@@ -1,7 +1,9 @@
 """Candidates: the systems under test, each a spec in its own module, found by name.
 
-Adding a candidate is one module that defines it and registers its ``CandidateSpec``, imported
-below. ``dmbench.candidates()`` (this package, called) returns the specs in table order.
+Adding a candidate is one module that defines it and registers its ``CandidateSpec``: a module
+imported below, or a plug-in distribution's entry point in the group ``dmbench.candidates``
+(``plugins``), loaded last. ``dmbench.candidates()`` (this package, called) returns the specs
+in table order.
 """
 
 import sys
@@ -23,6 +25,9 @@ from dmbench.candidates.base import (
 )
 from dmbench.candidates.calamo import Calamo
 from dmbench.candidates.chen import Chen
+from dmbench.candidates.plugins import load_plugins
+
+load_plugins()  # after the names above: a plug-in imports them from this package
 
 CANDIDATES: dict[str, CandidateSpec] = {spec.name: spec for spec in candidate_specs()}
 """The specs by name, in the order the paper's tables list them."""

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from dmbench.errors import DuplicateNameError, UnknownNameError
+from dmbench.core.registry import Registry
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,30 +68,42 @@ class CandidateSpec:
     factory: CandidateFactory
     prompt_files: tuple[str, ...] = ()
     options: Mapping[str, Any] = field(default_factory=dict)
+    origin: Mapping[str, Any] | None = None
+    """Where a candidate not built into dmbench comes from (a plug-in's distribution and
+    version); recorded in its runs' provenance."""
+
+    def provenance(self) -> dict[str, Any] | None:
+        """What a run records of where this candidate came from; None for a built-in one."""
+        if self.origin is not None:
+            return dict(self.origin)
+        module = getattr(self.factory, "__module__", "") or ""
+        if module.startswith("dmbench."):
+            return None
+        return {"kind": "python", "factory": f"{module}.{self.factory.__qualname__}"}
 
 
-_REGISTRY: dict[str, CandidateSpec] = {}
+CANDIDATE_REGISTRY: Registry[CandidateSpec] = Registry("candidate", safe_names=True)
+"""Every known candidate: the built-in ones, plug-ins and any registered at run time."""
 
 
 def register(spec: CandidateSpec) -> CandidateSpec:
-    """Make ``spec`` known by its name; a name already taken is refused, never overwritten."""
-    if spec.name in _REGISTRY:
-        raise DuplicateNameError(f"a candidate named {spec.name!r} is already registered")
-    _REGISTRY[spec.name] = spec
-    return spec
+    """Make ``spec`` known by its name; a name taken or unsafe in a file name is refused."""
+    return CANDIDATE_REGISTRY.add(spec.name, spec)
 
 
 def candidate_specs() -> tuple[CandidateSpec, ...]:
     """Every registered candidate, in the order the paper's tables list them."""
-    return tuple(sorted(_REGISTRY.values(), key=lambda spec: spec.order))
+    return tuple(sorted(CANDIDATE_REGISTRY.values(), key=lambda spec: spec.order))
 
 
 def candidate_spec(name: str) -> CandidateSpec:
-    if name not in _REGISTRY:
-        raise UnknownNameError(
-            f"unknown candidate {name!r}; choose one of: {', '.join(sorted(_REGISTRY))}"
-        )
-    return _REGISTRY[name]
+    return CANDIDATE_REGISTRY[name]
+
+
+def candidate_provenance(name: str) -> dict[str, Any] | None:
+    """Where registered candidate ``name`` came from, for its runs; None when built in."""
+    spec = CANDIDATE_REGISTRY.get(name)
+    return None if spec is None else spec.provenance()
 
 
 def get_candidate(name: str, **settings: Any) -> Candidate:

@@ -43,6 +43,16 @@ LAZY_COMMANDS = (
         "Generate PlantUML with a candidate: new runs in the package, or JSON lines on stdout.",
     ),
     LazyCommand(
+        "export-run",
+        "commands_bundle",
+        "Write a stored run as a checked bundle (zip) that `dmbench import-run` takes.",
+    ),
+    LazyCommand(
+        "import-run",
+        "commands_bundle",
+        "Check a run bundle against this package, store its run and score it here.",
+    ),
+    LazyCommand(
         "import-inspect",
         "commands_inspect",
         "Store the runs of `inspect eval dmbench/domain_modelling` logs (LOG...) in the package.",

@@ -32,8 +32,19 @@ def _default(option: str) -> str:
 @click.option(
     "--candidate",
     type=click.Choice([spec.name for spec in SPECS]),
-    required=True,
-    help="The system under test.",
+    default=None,
+    help="The system under test (built in or a plug-in); or give --command and --name.",
+)
+@click.option(
+    "--command",
+    default=None,
+    help="A candidate in any language: run once per record, the text on stdin and the id in "
+    "$DMBENCH_RECORD_ID; its stdout is the PlantUML (non-zero exit, timeout: a failed output).",
+)
+@click.option(
+    "--name",
+    default=None,
+    help="The name of a --command candidate's runs (1-32 of a-z 0-9 _ -).",
 )
 @click.option(
     "--dataset",
@@ -85,6 +96,13 @@ def _default(option: str) -> str:
     help=f"Deviation (recorded): do not cut LLM replies to {CUT} characters as upstream did.",
 )
 @click.option(
+    "--prompts",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    default=None,
+    help="A prompt variant: a folder with the candidate's prompt files under their pinned "
+    "names; the run records its name and hashes, and gets its own id.",
+)
+@click.option(
     "--quiet", is_flag=True, help="No progress bar (it is drawn only when stderr is a terminal)."
 )
 @click.option(
@@ -123,7 +141,8 @@ def _default(option: str) -> str:
     "--timeout",
     type=click.FloatRange(min=0, min_open=True),
     default=None,
-    help=f"Seconds an LLM call may take in all, retries included [default: {_default('timeout')}].",
+    help="Seconds an LLM call may take in all, retries included, or a --command may take per "
+    f"record [default: {_default('timeout')}].",
 )
 @click.option(
     "--think/--no-think",
@@ -132,7 +151,9 @@ def _default(option: str) -> str:
 )
 @package_option
 def generate(
-    candidate: str,
+    candidate: str | None,
+    command: str | None,
+    name: str | None,
     dataset: str | None,
     records_file: IO[str] | None,
     runs: int,
@@ -141,6 +162,7 @@ def generate(
     hosts: tuple[str, ...],
     offline: bool,
     no_truncate: bool,
+    prompts: Path | None,
     quiet: bool,
     package_dir: Path | None,
     **generation: Any,
@@ -153,6 +175,14 @@ def generate(
     package = Package(core.package_dir(package_dir))
     settings = dict(model=model, hosts=hosts, offline=offline, workers=workers, **generation)
     settings["truncate"] = False if no_truncate else None
+    if prompts is not None:
+        settings["prompts"] = prompts
+    if (candidate is None) == (command is None):
+        raise click.UsageError("give exactly one of --candidate and --command")
+    if command is not None:
+        settings.update(command=command, name=name)
+    elif name is not None:
+        raise click.UsageError("--name names a --command candidate's runs")
     try:
         if dataset is not None and records_file is None:
             progress = None if quiet or not sys.stderr.isatty() else ProgressBar()

@@ -72,9 +72,17 @@ def score(
 )
 @package_option
 def tables(fmt: str, out: Path, metric: str, source: str, package_dir: Path | None) -> None:
-    """Rebuild Table 1 (the corpora, both readings) and Tables 2-3 (scores per candidate, LLM)."""
+    """Rebuild Table 1 (the corpora, both readings) and Tables 2-3 (scores per candidate, LLM).
+
+    Without --metric and --scores every metric that has scores is written: metrik-4 in OUT,
+    metrik-4-standard (recomputed) in OUT/metrik-4-standard."""
     started = time.perf_counter()
-    table = Package(core.package_dir(package_dir)).table_set(metric, source)
+    package = Package(core.package_dir(package_dir))
+    every_metric = fmt == "csv" and not _given("metric") and not _given("source")
+    if every_metric:
+        written, table = package.write_tables(out)
+    else:
+        table = package.table_set(metric, source)
     if table.unscored:
         click.echo(
             f"note: {len(table.unscored)} run(s) without {source} {metric} scores left out "
@@ -85,8 +93,15 @@ def tables(fmt: str, out: Path, metric: str, source: str, package_dir: Path | No
         click.echo(json.dumps(table.records(), indent=2, ensure_ascii=False))
         click.echo(f"tables ({elapsed(started)})", err=True)
         return
-    written = table.write(out)
+    if not every_metric:
+        written = table.write(out)
     click.echo(f"wrote {len(written)} files to {out} ({elapsed(started)})")
+
+
+def _given(name: str) -> bool:
+    """Whether the user typed option ``name`` (not just got its default)."""
+    source = click.get_current_context().get_parameter_source(name)
+    return source is not None and source is not click.core.ParameterSource.DEFAULT
 
 
 @click.command()

@@ -49,6 +49,15 @@ def build(sources_dir: Path | None, package_dir: Path | None) -> None:
         f"{result.runs_imported} published runs, {result.runs_carried_over} generated runs kept "
         f"({elapsed(started)})"
     )
+    if result.scores_kept:
+        click.echo(f"kept the recomputed scores of {result.scores_kept} published runs")
+    if result.scores_dropped:
+        click.echo(
+            f"note: the recomputed scores of {len(result.scores_dropped)} published runs were "
+            "dropped because their outputs changed; `dmbench score --runs "
+            f"{','.join(result.scores_dropped)}` (per metric) computes them again",
+            err=True,
+        )
 
 
 @click.command()

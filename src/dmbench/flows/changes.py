@@ -9,15 +9,21 @@ before anything is written there.
 from __future__ import annotations
 
 import json
+import shutil
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, Any
 
-from dmbench.candidates import Candidate, Record, candidate_spec, candidate_specs
-from dmbench.core import paths
-from dmbench.errors import OptionError, PackageError, UnknownNameError
+from dmbench.candidates import Candidate, CandidateSpec, Record, candidate_spec, candidate_specs
+from dmbench.candidates.base import CANDIDATE_REGISTRY
+from dmbench.candidates.command import DEFAULT_TIMEOUT as DEFAULT_COMMAND_TIMEOUT
+from dmbench.candidates.command import CommandCandidate
+from dmbench.candidates.python import CallableCandidate
+from dmbench.core import atomic, paths
+from dmbench.core.registry import check_safe_name
+from dmbench.errors import InputError, OptionError, PackageError, UnknownNameError
 from dmbench.judge import (
     Judge,
     JudgeOptions,
@@ -40,20 +46,34 @@ from dmbench.judge.views import Drawings
 from dmbench.judge.runs import Progress as JudgeProgress
 from dmbench.judge.study_run import study_pairs, study_row_maker, study_source
 from dmbench.llm import CACHE_DIR, DEFAULT_TIMEOUT, OllamaChat, ResponseCache
-from dmbench.metrics import DEFAULT_METRIC
+from dmbench.metrics import DEFAULT_METRIC, PUBLISHED_METRIC, STANDARD_METRIC
 from dmbench.package import load_records, refresh, require_package
-from dmbench.package.descriptor import DESCRIPTOR
 from dmbench.package.lock import package_lock
+from dmbench.package.refresh import refreshing
 from dmbench.package.validate import run_json_validator
+from dmbench.runs.bundle import export_run, read_bundle
 from dmbench.runs.generate import Progress, generate_run
 from dmbench.runs.jobs import check_ready
 from dmbench.runs.pair_scores import PairScores
 from dmbench.runs.opened import PackageSource, open_package
 from dmbench.runs.rescoring import Rescored, rescore
 from dmbench.runs.scores import replace_scores
-from dmbench.runs.store import RUN_FILE, Run
+from dmbench.runs.store import (
+    OUTPUTS_FILE,
+    RUN_FILE,
+    RUNS_DIR,
+    Run,
+    list_runs,
+    open_aside,
+    publish,
+    publish_run,
+    work_path,
+)
 from dmbench.sources.prompts import PROMPTS_DIR
 from dmbench.sources.records import ALL_DATASETS, DATASETS
+
+BUNDLE_METRICS = (PUBLISHED_METRIC, STANDARD_METRIC)
+"""The metrics an imported bundle is scored with: those of Tables 2-3."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,12 +149,95 @@ def score_metrics(
     return results
 
 
+@dataclass(frozen=True, slots=True)
+class ImportedBundle:
+    run_id: str
+    records: int
+    scored: list[ScoringResult]
+
+
+def export_package_run(package_dir: Path, run_id: str, out: Path) -> Path:
+    """Write stored run ``run_id`` as a checked bundle at ``out`` (see ``runs.bundle``)."""
+    require_package(package_dir)
+    runs = {run.info.run_id: run for run in list_runs(package_dir)}
+    if run_id not in runs:
+        raise UnknownNameError(f"{package_dir}: no run {run_id!r}",
+                               hint="data/runs.csv lists the run ids")  # fmt: skip
+    texts = {record.record_id: record.text_sha256 for record in load_records(package_dir)}
+    return export_run(runs[run_id], texts, out)
+
+
+def import_package_run(
+    package_dir: Path, bundle_path: Path, metrics: Sequence[str] = BUNDLE_METRICS
+) -> ImportedBundle:
+    """Check the bundle against this package, store its run as it was exported, then score it
+    with ``metrics`` here (a bundle carries no scores). A run id the package holds is refused."""
+    require_package(package_dir)
+    records = load_records(package_dir)
+    texts = {record.record_id: record.text_sha256 for record in records}
+    bundle = read_bundle(Path(bundle_path), texts, _run_json_problem)
+    dataset = {record.record_id: record.dataset for record in records}
+    foreign = sorted(rid for rid in bundle.records if dataset[rid] != bundle.info.dataset)
+    if foreign:
+        raise InputError(f"{bundle_path}: record {foreign[0]!r} is not of {bundle.info.dataset}")
+    with package_lock(package_dir), refreshing(package_dir):
+        if (Path(package_dir) / RUNS_DIR / bundle.run_id).exists():
+            raise PackageError(f"{package_dir}: already holds run {bundle.run_id}",
+                               hint="move it out of runs/ to import the bundle in its place")  # fmt: skip
+        shutil.rmtree(work_path(package_dir, bundle.run_id), ignore_errors=True)
+        work = open_aside(package_dir, bundle.run_id)
+        atomic.write_bytes(work / RUN_FILE, bundle.run_json)
+        atomic.write_bytes(work / OUTPUTS_FILE, bundle.outputs_jsonl)
+        publish_run(package_dir, work)
+    scored = score_metrics(package_dir, metrics, [bundle.run_id])
+    return ImportedBundle(bundle.run_id, len(bundle.records), scored)
+
+
+def _run_json_problem(data: Any) -> str | None:
+    errors = sorted(run_json_validator().iter_errors(data), key=str)
+    return None if not errors else f"{'/'.join(map(str, errors[0].path))}: {errors[0].message}"
+
+
 def _check_run_file(run: Run) -> None:
     """The run must satisfy the package's run schema, as ``dmbench validate`` will demand."""
     data = json.loads((run.path / RUN_FILE).read_text("utf-8"))
     errors = sorted(run_json_validator().iter_errors(data), key=str)
     if errors:
         raise PackageError(f"{run.path / RUN_FILE}: {errors[0].message}")
+
+
+def build_own_candidate(
+    name: str | None,
+    command: str | None = None,
+    function: Callable[[str], str] | CandidateSpec | None = None,
+    timeout: float | None = None,
+    workers: int = 1,
+    **options: Any,
+) -> Candidate:
+    """A candidate that is not registered: a ``command`` run per record, a Python ``function``
+    (text in, PlantUML out), or a ``CandidateSpec`` built with ``options``; ``name`` names its
+    runs and may not be a registered candidate's."""
+    if (command is None) == (function is None):
+        raise OptionError("give exactly one of --candidate and --command")
+    if isinstance(function, CandidateSpec):
+        if name not in (None, function.name):
+            raise OptionError(f"the spec is named {function.name!r}, not {name!r}")
+        check_safe_name("candidate", function.name)
+        given = {key: value for key, value in options.items() if value is not None}
+        return function.factory(**given)
+    if not name:
+        raise OptionError("a command or function candidate needs --name (its runs' name)")
+    if name in CANDIDATE_REGISTRY:
+        raise OptionError(f"--name {name!r} is a registered candidate; choose another name")
+    unknown = sorted(key for key, value in options.items() if value not in (None, (), False))
+    if unknown:
+        raise OptionError(f"{unknown[0]!r} is not an option of a command or function candidate")
+    if command is not None:
+        return CommandCandidate(command, name, timeout or DEFAULT_COMMAND_TIMEOUT, workers)
+    if timeout is not None:
+        raise OptionError("--timeout is not an option of a function candidate")
+    assert function is not None  # exactly one of command and function, checked above
+    return CallableCandidate(function, name, workers)
 
 
 def build_candidate(
@@ -152,19 +255,22 @@ def build_candidate(
     the candidate does not take is refused. An LLM candidate caches replies in the package and
     reads the package's prompt files when it has them, else the sources'."""
     spec = candidate_spec(name)
+    variant = options.pop("prompts", None)
+    if variant is not None and not spec.prompt_files:
+        raise OptionError(f"--prompts is for the candidates that send prompts; {name} sends none")
     given = {option: value for option, value in options.items() if value is not None}
     known = {option for other in candidate_specs() for option in other.options}
     unknown = sorted(given.keys() - known)
     if unknown:
         raise UnknownNameError(f"unknown generation option {unknown[0]!r}; choose from {sorted(known)}")
     if not spec.uses_llm:
-        if model or hosts or offline or workers > 1 or given:
+        if model or hosts or offline or workers > 1 or given.keys() - spec.options.keys():
             raise OptionError(
                 f"--model, --workers, --host, --offline, --no-truncate and the generation "
                 f"options (--temperature, --seed, ...) are for the LLM candidates; {name} "
-                "takes none"
+                f"takes {', '.join(spec.options) or 'none'}"
             )
-        return spec.factory()
+        return spec.factory(**given)
     foreign = sorted(given.keys() - spec.options.keys())
     if foreign:
         flag = "--no-truncate" if foreign[0] == "truncate" else f"--{foreign[0].replace('_', '-')}"
@@ -180,6 +286,7 @@ def build_candidate(
         offline=offline,
         cache_dir=package / CACHE_DIR,
         prompts=package if (package / PROMPTS_DIR).is_dir() else None,
+        **({} if variant is None else {"prompt_variant": Path(variant)}),
         **given,
     )
 
@@ -193,7 +300,8 @@ def generate_dataset_runs(
 ) -> list[Run]:
     """Runs 1..``runs`` of ``candidate`` on each dataset, resumed where stored.
 
-    A built package (one with ``datapackage.json``) gets its tables and descriptor re-derived so
+    Each run is made in its work folder and moved into ``runs/`` when finished and checked, so a
+    refused or killed ``generate`` leaves the package as it was. A built package (one with ``datapackage.json``) gets its tables and descriptor re-derived so
     that the new runs are part of it; a folder holding only ``data/records.csv`` just gets runs.
     """
     require_package(package_dir, built=False)
@@ -201,15 +309,13 @@ def generate_dataset_runs(
     by_dataset = {name: load_records(package_dir, name) for name in names}
     check_ready(candidate)
     done: list[Run] = []
-    with package_lock(package_dir):
+    with package_lock(package_dir), refreshing(package_dir):
         for name, dataset_records in by_dataset.items():
             records = [Record(r.record_id, r.text) for r in dataset_records]
             for run_index in range(1, runs + 1):
                 run = generate_run(package_dir, candidate, name, run_index, records, on_output)
-                _check_run_file(run)
-                done.append(run)
-        if (Path(package_dir) / DESCRIPTOR).is_file():
-            refresh(package_dir)
+                _check_run_file(run)  # in its work folder: a refused run changes nothing
+                done.append(publish(package_dir, run))
     return done
 
 

@@ -17,9 +17,7 @@ from __future__ import annotations
 
 import json
 import math
-import shutil
 import sys
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -51,13 +49,14 @@ from dmbench.runs.store import (
     RunInfo,
     load_run,
     make_run_id,
+    open_aside,
+    publish_run,
 )
 
 TASK_NAME = "domain_modelling"
 OUTPUT_KEY = "dmbench_output"
 """Where the task's solver stores each record's outcome (``dmbench.inspect_eval.solver``)."""
 HARNESS = "inspect_ai"
-SCRATCH_PREFIX = ".import-inspect-"
 TASK_NAMES = (TASK_NAME, f"dmbench/{TASK_NAME}")
 """The task names a log of this task carries (inspect adds the package's name)."""
 MAX_EPOCH = 1000
@@ -369,15 +368,12 @@ def _tabulated(package_dir: Path, plans: Sequence[_Planned]) -> bool:
 
 
 def _write(package_dir: Path, plan: _Planned) -> None:
-    runs = Path(package_dir) / RUNS_DIR
-    runs.mkdir(exist_ok=True)
-    scratch = Path(tempfile.mkdtemp(prefix=SCRATCH_PREFIX, dir=package_dir))
-    try:
-        atomic.write_json(scratch / RUN_FILE, plan.info.to_dict())
-        atomic.write_text(scratch / OUTPUTS_FILE, "".join(row.to_json_line() for row in plan.rows))
-        scratch.rename(runs / plan.info.run_id)
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+    """The run written in its work folder aside, then moved into ``runs/`` (the run store's one
+    lifecycle: a killed import leaves nothing in ``runs/``, and the next one starts over)."""
+    work = open_aside(package_dir, plan.info.run_id)
+    atomic.write_json(work / RUN_FILE, plan.info.to_dict())
+    atomic.write_text(work / OUTPUTS_FILE, "".join(row.to_json_line() for row in plan.rows))
+    publish_run(package_dir, work)
 
 
 def import_inspect_logs(package_dir: Path, logs: Sequence[Path]) -> list[ImportedRun]:
@@ -396,8 +392,6 @@ def import_inspect_logs(package_dir: Path, logs: Sequence[Path]) -> list[Importe
         seen[plan.info.run_id] = plan.log
     results = []
     with package_lock(package_dir):
-        for stale in package_dir.glob(f"{SCRATCH_PREFIX}*"):  # a killed import's work aside
-            shutil.rmtree(stale, ignore_errors=True)
         new = [not _already_imported(package_dir, plan) for plan in plans]  # refuse before writing
         for plan, added in zip(plans, new, strict=True):
             if added:

@@ -10,16 +10,15 @@ the run resumes with the instances that have no line, never asking about one twi
 names its ``messages_sha256``), written before the judgement that sent them.
 ``criteria.json`` is a byte copy of the criteria file the run used.
 
-A run is worked on outside the package, in ``.dmbench-cache/judge/<run id>/``, and moved into
-``runs/`` when its stretch of work ends: a killed judge run leaves the package as it was (and
-valid); the next command resumes it from where it was killed.
+A run is worked on in the run store's work folder (``runs.store.open_aside``) and moved into
+``runs/`` when its stretch of work ends (``runs.store.publish_run``), as generated runs are: a
+killed judge run leaves the package as it was (and valid); the next command resumes it from
+where it was killed.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import shutil
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,9 +50,10 @@ from dmbench.runs.store import (
     RUN_FILE,
     RUNS_DIR,
     Run,
-    cut_torn_tail,
     list_runs,
     model_tag,
+    open_aside,
+    publish_run,
 )
 from dmbench.sources.records import BenchmarkRecord
 
@@ -63,9 +63,6 @@ RUN_REPLY_BYTES = 64 * 2**20
 """Past this size of ``judgements.jsonl`` a run stores its replies' lengths and sha256 only,
 no more reply text: a run's stored replies are bounded whatever its judge answers."""
 CRITERIA_FILE = "criteria.json"
-WORK_DIR = ".dmbench-cache/judge"
-"""Where a judge run is worked on until it is moved into ``runs/``."""
-_RETIRED = ".retired"
 CONTROLS = ("identity", "detect")
 """identity: each reference against itself; detect: which of output and reference a person drew."""
 CORPUS_LABELS = {"ds1": "DS-1", "ds2": "DS-2"}
@@ -313,20 +310,6 @@ def _describe_judges(judges: Sequence[Judge]) -> list[dict[str, Any]]:
     return described
 
 
-def _work_path(package_dir: Path, run_id: str) -> Path:
-    return Path(package_dir) / WORK_DIR / run_id
-
-
-def _settle(work: Path, published: Path) -> None:
-    """Finish what a kill left between the two moves of :func:`publish`."""
-    retired = work.with_name(work.name + _RETIRED)
-    if retired.exists():
-        if published.exists():
-            shutil.rmtree(retired)
-        else:
-            os.replace(retired, published)
-
-
 def open_judge_run(
     package_dir: Path, judges: Sequence[Judge], criteria: Criteria, options: JudgeOptions,
     judged_runs: Sequence[str], control: str | None, study: dict[str, str] | None = None,
@@ -335,12 +318,7 @@ def open_judge_run(
     refuses the resume. :func:`publish` moves it into the package."""
     settings = judge_settings(judges, criteria, options, judged_runs, control, study)
     run_id = judge_run_id(settings)
-    published = Path(package_dir) / RUNS_DIR / run_id
-    path = _work_path(package_dir, run_id)
-    _settle(path, published)
-    if not (path / RUN_FILE).is_file() and (published / RUN_FILE).is_file():
-        shutil.rmtree(path, ignore_errors=True)
-        shutil.copytree(published, path)
+    path = open_aside(package_dir, run_id, (MESSAGES_FILE, JUDGEMENTS_FILE))
     described = _describe_judges(judges)
     digests = {j["model"]: j["model_digest"] for j in described}
     if (path / RUN_FILE).is_file():
@@ -353,10 +331,7 @@ def open_judge_run(
                 f"{path / RUN_FILE}: the judge models' digests changed since this run began "
                 f"({stored} then, {digests} now); one run never mixes model versions"
             )
-        cut_torn_tail(path / MESSAGES_FILE)
-        cut_torn_tail(run.judgements_path)
         return JudgeRun(path, run.info, Path(package_dir))
-    path.mkdir(parents=True, exist_ok=True)
     atomic.write_bytes(path / CRITERIA_FILE, criteria.text)
     run = JudgeRun(
         path,
@@ -377,17 +352,10 @@ def open_judge_run(
 
 
 def publish(run: JudgeRun) -> JudgeRun:
-    """Move the run from its work folder into ``runs/``, replacing the copy there (which waits
-    aside until the new one is in place, so a kill between the moves loses neither)."""
+    """Move the run from its work folder into ``runs/`` (see ``runs.store.publish_run``)."""
     if run.package_dir is None:
         raise ValueError(f"{run.path} is not in a work folder")
-    published = run.package_dir / RUNS_DIR / run.run_id
-    retired = run.path.with_name(run.path.name + _RETIRED)
-    if published.exists():
-        os.replace(published, retired)
-    os.replace(run.path, published)
-    shutil.rmtree(retired, ignore_errors=True)
-    return JudgeRun(published, run.info)
+    return JudgeRun(publish_run(run.package_dir, run.path), run.info)
 
 
 def judged_row(target: Target, judged: Judged) -> dict[str, Any]:

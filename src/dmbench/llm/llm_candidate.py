@@ -27,7 +27,7 @@ from dmbench.llm.client import (
     Options,
 )
 from dmbench.plantuml import find_block
-from dmbench.sources.prompts import load_prompts
+from dmbench.sources.prompts import load_prompts, load_variant
 
 CUT = 2000
 
@@ -96,6 +96,7 @@ class LLMCandidate(ABC):
         cache_dir: Path | None = None,
         sample: int = 1,
         workers: int = 1,
+        prompt_variant: Path | None = None,
     ) -> None:
         if not model:
             raise DmbenchError(f"candidate {self.name!r} needs a model: pass --model NAME")
@@ -127,7 +128,12 @@ class LLMCandidate(ABC):
         self.sample = sample
         self.workers = max(1, workers)
         # read last: a bad option or host is refused before anything is read from the sources
-        self.prompts, self.prompts_sha256 = load_prompts(prompts, self.prompt_names)
+        if prompt_variant is None:
+            self.variant = None
+            self.prompts, self.prompts_sha256 = load_prompts(prompts, self.prompt_names)
+        else:
+            self.variant = Path(prompt_variant).resolve().name
+            self.prompts, self.prompts_sha256 = load_variant(prompt_variant, self.prompt_names)
 
     def for_run(self, run_index: int) -> LLMCandidate:
         """The same candidate drawing run ``run_index``'s samples (its own cache entries)."""
@@ -147,8 +153,9 @@ class LLMCandidate(ABC):
         return text[:CUT] if self.truncate else text
 
     def settings(self) -> dict[str, Any]:
-        """The keys of the published runs' effective settings, so both kinds compare directly."""
-        return {
+        """The keys of the published runs' effective settings, so both kinds compare directly;
+        a prompt variant adds its name and the sha256 of each of its files."""
+        settings = {
             "uses_llm": True,
             "model": self.model,
             "temperature": self.temperature,
@@ -163,6 +170,9 @@ class LLMCandidate(ABC):
             "think": self.think,
             "truncate": self.truncate,
         }
+        if self.variant is not None:  # the pinned prompts' runs keep their settings and ids
+            settings["prompts"] = {"variant": self.variant, "sha256": dict(self.prompts_sha256)}
+        return settings
 
     def check(self) -> str | None:
         """Ask every host about the model once, before any record: a run with no host that

@@ -16,7 +16,8 @@ from dataclasses import asdict, dataclass, field, fields
 from functools import lru_cache, partial
 from typing import TYPE_CHECKING, Any, Protocol
 
-from dmbench.errors import MetricError, MissingPrerequisiteError, UnknownNameError
+from dmbench.core.registry import Registry
+from dmbench.errors import MetricError, MissingPrerequisiteError
 from dmbench.metrics import metrik1, metrik2, metrik3, metrik5
 from dmbench.metrics._score_memo import remembered
 from dmbench.metrics._wordsim import word_similarity
@@ -149,58 +150,61 @@ PUBLISHED_METRIC = "metrik-4"
 """The metric of the published tables."""
 STANDARD_METRIC = "metrik-4-standard"
 """The same comparison over the standard reading: what the parser's quirks cost."""
-METRICS: dict[str, Metric] = {
-    metric.name: metric
-    for metric in (
-        Metric(
-            PUBLISHED_METRIC,
-            "compat",
-            "The published metric: upstream's parser, quirks included.",
-            partial(_metrik4, "compat"),
-        ),
-        Metric(
-            STANDARD_METRIC,
-            "standard",
-            "The same comparison over standard PlantUML.",
-            partial(_metrik4, "standard"),
-        ),
-        Metric(
-            "metrik-1",
-            "compat",
-            "Mistake detection (Singh et al. 2022); its parser keeps {static} attributes.",
-            metrik1.explain,
-        ),
-        Metric(
-            "metrik-2",
-            "compat",
-            "Graph edit distance with an optimal assignment (Cech 2019).",
-            metrik2.explain,
-        ),
-        Metric(
-            "metrik-3",
-            "compat",
-            "Common-subgraph structure and name F1 (Yuan et al. 2020), on a search-step budget.",
-            metrik3.explain,
-            {"search_step_budget": metrik3.SEARCH_STEP_BUDGET},
-            METRIK3_BOUND,
-        ),
-        Metric(
-            "metrik-5",
-            "compat",
-            "Triandini 2021, the structural half: graph edit distances of class stars and graph.",
-            metrik5.explain,
-        ),
-    )
-}
+METRICS: Registry[Metric] = Registry("metric")
+"""Every metric by name, in the order the tables list them; ``register_metric`` adds one."""
+
+
+def register_metric(metric: Metric) -> Metric:
+    """Make ``metric`` known by its name; a name already taken is refused, never overwritten."""
+    return METRICS.add(metric.name, metric)
+
+
+for _metric in (
+    Metric(
+        PUBLISHED_METRIC,
+        "compat",
+        "The published metric: upstream's parser, quirks included.",
+        partial(_metrik4, "compat"),
+    ),
+    Metric(
+        STANDARD_METRIC,
+        "standard",
+        "The same comparison over standard PlantUML.",
+        partial(_metrik4, "standard"),
+    ),
+    Metric(
+        "metrik-1",
+        "compat",
+        "Mistake detection (Singh et al. 2022); its parser keeps {static} attributes.",
+        metrik1.explain,
+    ),
+    Metric(
+        "metrik-2",
+        "compat",
+        "Graph edit distance with an optimal assignment (Cech 2019).",
+        metrik2.explain,
+    ),
+    Metric(
+        "metrik-3",
+        "compat",
+        "Common-subgraph structure and name F1 (Yuan et al. 2020), on a search-step budget.",
+        metrik3.explain,
+        {"search_step_budget": metrik3.SEARCH_STEP_BUDGET},
+        METRIK3_BOUND,
+    ),
+    Metric(
+        "metrik-5",
+        "compat",
+        "Triandini 2021, the structural half: graph edit distances of class stars and graph.",
+        metrik5.explain,
+    ),
+):
+    register_metric(_metric)
 DEFAULT_METRIC = PUBLISHED_METRIC
 
 
 def get_metric(name: str) -> Metric:
-    try:
-        return METRICS[name]
-    except KeyError:
-        choices = ", ".join(METRICS)
-        raise UnknownNameError(f"unknown metric {name!r}; choose one of {choices}") from None
+    return METRICS[name]
 
 
 def compute(reference: str, generated: str, metric: str = DEFAULT_METRIC) -> Scores:

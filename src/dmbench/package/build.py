@@ -19,15 +19,14 @@ from dmbench.errors import PackageError
 from dmbench.package.descriptor import (
     LICENSES_DIR,
     SCHEMAS_DIR,
-    write_descriptor,
     write_prompts_table,
 )
 from dmbench.package.lock import package_lock
+from dmbench.package.refresh import refresh
 from dmbench.package.swap import PACKAGE_FOLDERS, STAGING_PREFIX, swap_in
-from dmbench.package.tables import write_run_tables
 from dmbench.package.validate import validate_package
 from dmbench.runs.import_published import import_published_runs
-from dmbench.runs.opened import PackageSource, open_package
+from dmbench.runs.scores import SCORES_FILE, read_scores, replace_scores
 from dmbench.runs.store import OUTPUTS_FILE, RUN_FILE, RUNS_DIR, cut_torn_tail
 from dmbench.sources import read_verified, repositories, verify_all
 from dmbench.sources.prompts import install_prompts
@@ -44,6 +43,11 @@ class BuildResult:
     records: int
     runs_imported: int
     runs_carried_over: int
+    scores_kept: int = 0
+    """Published runs whose recomputed scores were carried over (their outputs unchanged)."""
+    scores_dropped: tuple[str, ...] = ()
+    """Published runs whose recomputed scores were dropped because their outputs changed;
+    ``dmbench score --runs ...`` computes them again."""
 
 
 def install_schemas(package_dir: Path) -> None:
@@ -63,15 +67,6 @@ def install_upstream_licenses(sources_dir: Path, package_dir: Path) -> None:
     for repo in repositories():
         pin = next(p for p in repo.files if p.role == "license")
         (target / f"{repo.name}.LICENSE").write_bytes(read_verified(sources_dir, pin))
-
-
-def refresh(package: PackageSource) -> None:
-    """Re-derive the run tables and ``datapackage.json`` after runs or scores changed (an
-    opened package must have been opened, or rescored, after the change)."""
-    opened = open_package(package)
-    order = {r.record_id: i for i, r in enumerate(opened.records())}
-    write_run_tables(opened, order)
-    write_descriptor(opened.path)
 
 
 def _carry_generated_runs(old_package: Path, staging: Path, imported: set[str]) -> int:
@@ -94,6 +89,35 @@ def _carry_generated_runs(old_package: Path, staging: Path, imported: set[str]) 
             cut_torn_tail(target / OUTPUTS_FILE)
             carried += 1
     return carried
+
+
+def _carry_recomputed_scores(
+    old_package: Path, staging: Path, imported: list[str]
+) -> tuple[int, tuple[str, ...]]:
+    """Keep the recomputed scores of the re-imported published runs whose outputs are the same
+    bytes as before (a rebuild must not silently drop them); name the runs whose outputs
+    changed, whose scores no longer hold."""
+    kept, dropped = 0, []
+    for run_id in imported:
+        old, new = old_package / RUNS_DIR / run_id, staging / RUNS_DIR / run_id
+        if old.is_symlink() or not (old / SCORES_FILE).is_file():
+            continue
+        recomputed = [row for row in read_scores(old) if row.origin == "recomputed"]
+        if not recomputed:
+            continue
+        if _same_bytes(old / OUTPUTS_FILE, new / OUTPUTS_FILE):
+            replace_scores(new, recomputed)
+            kept += 1
+        else:
+            dropped.append(run_id)
+    return kept, tuple(dropped)
+
+
+def _same_bytes(first: Path, second: Path) -> bool:
+    try:
+        return first.read_bytes() == second.read_bytes()
+    except OSError:
+        return False
 
 
 def _origin(run_dir: Path) -> str | None:
@@ -147,6 +171,7 @@ def _build_locked(package_dir: Path, sources_dir: Path) -> BuildResult:
         write_prompts_table(staging)
         imported = import_published_runs(sources_dir, staging, records)
         carried = _carry_generated_runs(package_dir, staging, set(imported))
+        kept, dropped = _carry_recomputed_scores(package_dir, staging, imported)
         install_schemas(staging)
         install_upstream_licenses(sources_dir, staging)
         refresh(staging)
@@ -159,4 +184,4 @@ def _build_locked(package_dir: Path, sources_dir: Path) -> BuildResult:
         swap_in(staging, package_dir)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-    return BuildResult(package_dir, len(records), len(imported), carried)
+    return BuildResult(package_dir, len(records), len(imported), carried, kept, dropped)

@@ -7,6 +7,7 @@ from pathlib import Path
 from dmbench.errors import NotAPackageError
 from dmbench.package.descriptor import DESCRIPTOR
 from dmbench.package.lock import package_lock
+from dmbench.package.refresh import PENDING
 from dmbench.package.swap import RETIRED_PREFIX
 from dmbench.sources.records import RECORDS_PATH
 
@@ -30,8 +31,9 @@ def require_package(package_dir: Path, *, built: bool = True) -> Path:
 
 
 def settle_interrupted_swap(package_dir: Path) -> None:
-    """Finish or roll back a swap a killed build left half done, so that no command reads a
-    package that lacks folders (``tables`` once wrote an empty Table 2 from one)."""
-    if any(Path(package_dir).glob(f"{RETIRED_PREFIX}*")):
+    """Finish or roll back a swap a killed command left half done, and re-derive tables it left
+    stale, so that no command reads a package that lacks folders (``tables`` once wrote an empty
+    Table 2 from one) or lists runs it does not hold."""
+    if any(Path(package_dir).glob(f"{RETIRED_PREFIX}*")) or (Path(package_dir) / PENDING).exists():
         with package_lock(package_dir):  # taking the lock settles the swap
             pass

@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from dmbench.errors import PackageError
+from dmbench.package.refresh import finish_interrupted_refresh
 from dmbench.package.swap import finish_interrupted_swap
 
 LOCK_FILE = ".dmbench-lock"
@@ -34,7 +35,8 @@ def package_lock(package_dir: Path) -> Iterator[None]:
                 f"(lock {path}); run this one when it has finished"
             ) from None
         try:
-            finish_interrupted_swap(package_dir)  # a killed build's swap, before anything else
+            finish_interrupted_swap(package_dir)  # a killed command's swap, before anything else
+            finish_interrupted_refresh(package_dir)
             yield
         finally:
             fcntl.flock(fd, fcntl.LOCK_UN)

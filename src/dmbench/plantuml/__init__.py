@@ -6,7 +6,10 @@
 
 from __future__ import annotations
 
-from dmbench.errors import ParseError, UnknownNameError
+from collections.abc import Callable
+
+from dmbench.core.registry import Registry
+from dmbench.errors import ParseError
 from dmbench.plantuml._block import find_block
 from dmbench.plantuml._compat import parse_compat
 from dmbench.plantuml._emit import emit
@@ -16,7 +19,11 @@ from dmbench.plantuml._standard import parse_standard
 from dmbench.plantuml._validator import BLOCKLIST, ValidationResult, validate
 from dmbench.plantuml.model import Attribute, Class, Diagram, Enum, Note, Relationship
 
-READINGS = ("compat", "standard")
+READERS: Registry[Callable[[str], Diagram]] = Registry("reading")
+"""Each distinct text is read once per reading and process (see ``_reading_memo``)."""
+READERS.add("compat", memoised(parse_compat))
+READERS.add("standard", memoised(parse_standard))
+READINGS = tuple(READERS)
 
 CR_ONLY_LINE_ENDINGS = "cr_only_line_endings"
 """Named when a text's lines end in bare CR: both readings (compat as upstream) see one line."""
@@ -34,14 +41,7 @@ DEFAULT_READING = "standard"
 
 def parse(text: str, reading: str = DEFAULT_READING) -> Diagram:
     """Read PlantUML ``text`` into a ``Diagram``; raise ``ParseError`` when it cannot be read."""
-    read = _READERS.get(reading)
-    if read is None:
-        raise UnknownNameError(f"unknown reading {reading!r}; choose one of {', '.join(READINGS)}")
-    return read(text)
-
-
-_READERS = {"compat": memoised(parse_compat), "standard": memoised(parse_standard)}
-"""Each distinct text is read once per reading and process (see ``_reading_memo``)."""
+    return READERS[reading](text)
 
 
 __all__ = [

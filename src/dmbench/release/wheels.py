@@ -25,6 +25,7 @@ import tomllib
 from pathlib import Path
 
 from dmbench.core.paths import wheels_cache_dir
+from dmbench.core.swap import swap_in
 from dmbench.errors import PackageError
 
 PYTHON_VERSIONS = ("3.11", "3.12", "3.13")
@@ -128,8 +129,7 @@ def cached_wheels(code_dir: Path, cache: Path | None = None) -> list[Path]:
         try:
             download_wheels(code_dir, staging)
             (staging / COMPLETE).write_text(json.dumps(asked, indent=1) + "\n", "utf-8")
-            shutil.rmtree(folder, ignore_errors=True)
-            os.replace(staging, folder)
+            swap_in([(staging, folder)], cache)
         finally:
             shutil.rmtree(staging, ignore_errors=True)
     return sorted(p for p in folder.iterdir() if p.suffix == ".whl")

@@ -1,6 +1,7 @@
-"""What the report shows, read from the package: each record with every canonical output.
+"""What the report shows, read from the package: each record with every canonical output and
+every output of a run made after the paper (generated, imported from inspect or a bundle).
 
-A *cell* is one (candidate, LLM) series of the paper's tables; each has three runs per dataset.
+A *cell* is one (candidate, LLM) series of the tables; the paper's have three runs per dataset.
 Scores per output are the rows the tables use (``published`` where a run has them, else
 ``recomputed``), for each metric present; what metrik-4 matched comes from its explanation, the
 pairs it picked as it picked them. Identical outputs of a cell (a deterministic candidate's three
@@ -36,6 +37,8 @@ class Cell:
     series: str
     candidate: str
     model: str | None
+    canonical: bool = True
+    """One of the paper's cells; a later run's (generated, imported) is not."""
 
     @property
     def label(self) -> str:
@@ -209,7 +212,7 @@ def shown_once(outputs: tuple[Output, ...]) -> tuple[Shown, ...]:
 class RecordView:
     record: BenchmarkRecord
     outputs: tuple[tuple[Cell, tuple[Output, ...]], ...]
-    """Per canonical cell, its runs' outputs in run order."""
+    """Per shown cell, its runs' outputs in run order."""
 
     @property
     def page(self) -> str:
@@ -221,17 +224,25 @@ class RecordView:
         return tuple((cell, shown_once(outputs)) for cell, outputs in self.outputs)
 
 
+def shown_runs(runs: list[Run]) -> list[Run]:
+    """The runs the record pages show: the paper's canonical runs and every run that was not
+    published with it (the published non-canonical runs stay in the tables only)."""
+    return [r for r in runs if r.info.canonical or r.info.origin != "published"]
+
+
 def canonical_cells(runs: list[Run]) -> list[Cell]:
-    """The paper's cells in the tables' order: rule_based, then chen, then calamo, by LLM."""
+    """The cells of ``runs`` in the tables' order: the paper's (rule_based, then chen, then
+    calamo, by LLM), then the others in the same order."""
     cells = {
-        series_of(r.info.run_id): Cell(series_of(r.info.run_id), r.info.candidate, r.info.model)
+        series_of(r.info.run_id): Cell(
+            series_of(r.info.run_id), r.info.candidate, r.info.model, r.info.canonical
+        )
         for r in runs
-        if r.info.canonical
     }
 
-    def order(cell: Cell) -> tuple[int, str]:
+    def order(cell: Cell) -> tuple[bool, int, str, str]:
         rank = CANDIDATE_ORDER.index(cell.candidate) if cell.candidate in CANDIDATE_ORDER else 9
-        return rank, cell.model or ""
+        return not cell.canonical, rank, cell.model or "", cell.series
 
     return sorted(cells.values(), key=order)
 
@@ -267,11 +278,11 @@ def _memo(
 
 
 def record_views(package: PackageSource) -> list[RecordView]:
-    """Every record of the package with the outputs of every canonical run of its dataset."""
+    """Every record of the package with the outputs of every shown run of its dataset."""
     opened = open_package(package)
     package_dir = opened.path
     records = opened.records()
-    runs = [r for r in opened.runs() if r.info.canonical]
+    runs = shown_runs(opened.runs())
     cells = canonical_cells(runs)
     # (series, dataset) -> record id -> outputs in run order
     table: dict[tuple[str, str], dict[str, list[Output]]] = defaultdict(lambda: defaultdict(list))

@@ -3,9 +3,9 @@
 A command that replaces a folder must never replace one it did not make: the package itself,
 a folder of the package (``runs/``...), a folder holding the package, or any non-empty folder
 without the marker the command leaves in what it writes. The new content is assembled beside
-the target and swapped in with two renames; a kill between them leaves the old folder aside
-under a known name, which the next command puts back (or discards, when the new one is in), and
-staging folders of killed commands are removed.
+the target and swapped in with ``core.swap``; a kill between its renames leaves the old folder
+aside in a retired folder beside the target, which the next command puts back (or discards,
+when the new one is in), and staging folders of killed commands are removed.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from dmbench.core import swap
 from dmbench.errors import OutDirRefusedError
 from dmbench.package.swap import PACKAGE_FOLDERS
 from dmbench.render import RenderBatch
@@ -84,22 +85,13 @@ def swap_in(staging: Path, out_dir: Path, marker_text: str) -> None:
     """Mark ``staging`` and put it in place of ``out_dir``; the old one is deleted last."""
     (staging / MARKER).write_text(marker_text, "utf-8")
     out_dir = _absolute(out_dir)
-    old = out_dir.with_name(f".{out_dir.name}-old")
-    if out_dir.exists():
-        os.replace(out_dir, old)
-    os.replace(staging, out_dir)
-    shutil.rmtree(old, ignore_errors=True)
+    swap.swap_in([(staging, out_dir)], out_dir.parent)
 
 
 def finish_interrupted(out_dir: Path) -> None:
     """Undo what a killed swap left: the old folder back if no new one is in, staging gone."""
     out_dir = _absolute(out_dir)
-    old = out_dir.with_name(f".{out_dir.name}-old")
-    if old.is_dir():
-        if out_dir.exists():
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            os.replace(old, out_dir)
+    swap.finish_interrupted_swap(out_dir.parent)
     for staging in out_dir.parent.glob(f".{out_dir.name}-staging-*"):
         shutil.rmtree(staging, ignore_errors=True)
 

@@ -10,7 +10,13 @@ from pathlib import Path
 from typing import Any
 
 from dmbench._version import __version__
-from dmbench.candidates.base import Candidate, CandidateOutput, Record, generate_many
+from dmbench.candidates.base import (
+    Candidate,
+    CandidateOutput,
+    Record,
+    candidate_provenance,
+    generate_many,
+)
 from dmbench.core import atomic
 from dmbench.core.clock import now_utc
 from dmbench.core.hashing import sha256_text
@@ -36,7 +42,8 @@ def generate_run(
     records: Sequence[Record],
     on_output: Progress | None = None,
 ) -> Run:
-    """Run ``candidate`` over ``records`` into the run store, skipping records already stored.
+    """Run ``candidate`` over ``records`` in the run's work folder, skipping records already
+    stored; the caller checks the run and publishes it (``store.publish``).
 
     A candidate with ``for_run(run_index)`` is specialised to the run first (LLM candidates draw
     each run's samples separately); one with ``workers > 1`` generates records on that many
@@ -51,7 +58,7 @@ def generate_run(
     if for_run is not None:
         candidate = for_run(run_index)
     described = candidate.describe()
-    settings = described.get("settings", {})
+    settings = {"uses_llm": False, **described.get("settings", {})}
     info = RunInfo(
         run_id=make_run_id(
             candidate.name,
@@ -67,10 +74,10 @@ def generate_run(
         origin="generated",
         canonical=False,
         settings=settings,
-        provenance={**described.get("provenance", {}), **code_provenance()},
+        provenance=_provenance(candidate, described),
         started_utc=now_utc(),
     )
-    run = open_run(package_dir, info)
+    run = open_run(package_dir, info, aside=True)
     resumed = run.info is not info  # open_run returns the stored info of an existing run
     wanted = {record.id for record in records}
     stored = [row for row in run.outputs() if row.record_id in wanted]
@@ -96,6 +103,15 @@ def generate_run(
     }
     run.save_info(replace(run.info, finished_utc=now_utc(), totals=totals))
     return run
+
+
+def _provenance(candidate: Candidate, described: dict[str, Any]) -> dict[str, Any]:
+    """The candidate's own provenance and dmbench's; where a candidate not built in came from."""
+    provenance = {**described.get("provenance", {}), **code_provenance()}
+    origin = candidate_provenance(candidate.name)
+    if "candidate" not in provenance and origin is not None:
+        provenance["candidate"] = origin
+    return provenance
 
 
 def _add_segment(run: Run, now: RunInfo, stored: int, resumed: bool) -> None:

@@ -122,7 +122,7 @@ def _import_one(
     )
     if (Path(package_dir) / RUNS_DIR / info.run_id).exists():
         raise SourceError(f"{label}: a second artifact for run {info.run_id}")
-    run = open_run(package_dir, info)
+    run = open_run(package_dir, info)  # in runs/ of the package being staged
     scores = []
     for number, item in enumerate(artifact["records"], start=1):
         record = by_upstream.get((artifact["dataset"], item["id"]))

@@ -89,6 +89,14 @@ def read_rows_once(
     return list(rows)
 
 
+def rows_of_bytes(
+    label: Path, data: bytes, make: Callable[[Any], T], kind: str,
+    key: Callable[[T], Hashable] | None = None,
+) -> list[T]:
+    """``read_rows`` of bytes that are not (yet) a file, such as a bundle's member."""
+    return list(_rows(label, data, make, kind, key, None))
+
+
 def remember_rows(path: Path, make: Callable[[Any], T], text: str, rows: Sequence[T]) -> None:
     """Tell ``read_rows_once`` that ``text``, just written to ``path``, makes ``rows``."""
     _made[(path, make)] = (sha256_text(text), tuple(rows))

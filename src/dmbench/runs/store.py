@@ -1,5 +1,11 @@
 """The run store: one folder per run, ``runs/<run_id>/run.json`` + ``outputs.jsonl``.
 
+Every run dmbench makes (a generated run, a judge run, an imported inspect log) has one
+lifecycle: :func:`open_aside` gives a work folder outside ``runs/`` (a new one, the one a killed
+command left, or a copy of the published run to resume), records are appended there with fsync,
+and :func:`publish_run` swaps the folder into ``runs/`` with ``core.swap``. A refused or killed
+command therefore leaves ``runs/`` as it was, and the next one resumes from the work folder.
+
 ``run.json`` says what ran (candidate, model, dataset, settings, provenance); ``outputs.jsonl``
 holds one line per finished record, appended with a single write and fsync as soon as the record
 completes. A run killed at any moment therefore keeps every finished record; a torn last line
@@ -12,13 +18,14 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 from collections.abc import Container, Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from dmbench.candidates.base import CandidateOutput
-from dmbench.core import atomic
+from dmbench.core import atomic, swap
 from dmbench.core.inputs import BOM, dataclass_from_json, parse_json
 from dmbench.errors import PackageError
 from dmbench.runs.jsonl import append_line, json_line, read_rows_once
@@ -28,6 +35,10 @@ from dmbench.sources.records import RECORDS_PATH, BenchmarkRecord, read_records
 RUNS_DIR = "runs"
 RUN_FILE = "run.json"
 OUTPUTS_FILE = "outputs.jsonl"
+WORK_DIR = ".dmbench-cache/runs"
+"""Where runs are worked on until they are moved into ``runs/``."""
+JUDGE_WORK_DIR = ".dmbench-cache/judge"
+"""Where judge runs are worked on (their own place, as before the two lifecycles became one)."""
 JUDGE_RUN_PREFIX = "judge__"
 """Judge runs (``dmbench.judge``) share ``runs/`` but are not generation runs: skipped here."""
 
@@ -166,9 +177,44 @@ def cut_torn_tail(path: Path) -> None:
             os.fsync(handle.fileno())
 
 
-def open_run(package_dir: Path, info: RunInfo) -> Run:
-    """Create the run folder, or reopen it to resume when the same run already exists."""
-    path = Path(package_dir) / RUNS_DIR / info.run_id
+def work_path(package_dir: Path, run_id: str) -> Path:
+    folder = JUDGE_WORK_DIR if run_id.startswith(JUDGE_RUN_PREFIX) else WORK_DIR
+    return Path(package_dir) / folder / run_id
+
+
+def open_aside(package_dir: Path, run_id: str, logs: tuple[str, ...] = (OUTPUTS_FILE,)) -> Path:
+    """The folder to work on run ``run_id`` in, outside ``runs/``: the one a killed command
+    left, else a copy of the published run (to resume it), else a new empty one. A torn last
+    line of each of the run's ``logs`` (the only damage a kill can do) is cut off."""
+    work = work_path(package_dir, run_id)
+    published = Path(package_dir) / RUNS_DIR / run_id
+    if not (work / RUN_FILE).is_file():
+        shutil.rmtree(work, ignore_errors=True)
+        if (published / RUN_FILE).is_file():
+            shutil.copytree(published, work, symlinks=True)
+        else:
+            work.mkdir(parents=True)
+    for name in logs:
+        cut_torn_tail(work / name)
+    return work
+
+
+def publish_run(package_dir: Path, work: Path) -> Path:
+    """Swap a run's work folder into ``runs/``; the published copy it replaces waits aside
+    until the new one is in, so a kill between the moves loses neither."""
+    published = Path(package_dir) / RUNS_DIR / Path(work).name
+    published.parent.mkdir(exist_ok=True)
+    swap.swap_in([(Path(work), published)], Path(package_dir))
+    return published
+
+
+def open_run(package_dir: Path, info: RunInfo, aside: bool = False) -> Run:
+    """Create the run, or reopen it to resume when the same run already exists: in its work
+    folder (``aside``, then :func:`publish`), or else in ``runs/`` (a package being staged)."""
+    if aside:
+        path = open_aside(package_dir, info.run_id)
+    else:
+        path = Path(package_dir) / RUNS_DIR / info.run_id
     run_file = path / RUN_FILE
     if run_file.exists():
         stored = load_run(path).info
@@ -182,6 +228,11 @@ def open_run(package_dir: Path, info: RunInfo) -> Run:
     run = Run(path, info)
     run.save_info()
     return run
+
+
+def publish(package_dir: Path, run: Run) -> Run:
+    """Move a finished run from its work folder into ``runs/``; the published run."""
+    return Run(publish_run(package_dir, run.path), run.info, run.record_ids)
 
 
 def load_run(path: Path) -> Run:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from dmbench.core import atomic, paths
 from dmbench.core.hashing import sha256_bytes
-from dmbench.errors import SourceError, UnknownNameError
+from dmbench.errors import InputError, SourceError, UnknownNameError
 from dmbench.sources.pins import BENCHMARK_REPO, pinned
 
 PROMPTS_DIR = "prompts"
@@ -111,6 +111,29 @@ def load_prompts(
     base = Path(root) if root is not None else default_root()
     texts = {name: load_prompt(base, name) for name in names}
     return texts, {name: PROMPTS[name].sha256 for name in names}
+
+
+def load_variant(
+    folder: Path, names: tuple[str, ...]
+) -> tuple[dict[str, str], dict[str, str]]:
+    """A prompt variant: the texts of ``names`` from ``folder`` (same file names as the pinned
+    prompts, any content) and their sha256s, which the run records."""
+    folder = Path(folder)
+    missing = [name for name in names if not (folder / name).is_file()]
+    if missing:
+        raise InputError(
+            f"--prompts {folder}: no {', '.join(missing)}",
+            hint=f"a prompt variant holds the pinned prompts' file names: {', '.join(names)}",
+        )
+    texts, hashes = {}, {}
+    for name in names:
+        data = (folder / name).read_bytes()
+        try:
+            texts[name] = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InputError(f"{folder / name}: not UTF-8 (byte {exc.start})") from None
+        hashes[name] = sha256_bytes(data)
+    return texts, hashes
 
 
 def install_prompts(sources: Path, package_dir: Path) -> list[Path]:

@@ -219,6 +219,13 @@ def summarise_run(run: Run, metric: str, source: str) -> RunSummary | None:
     )
 
 
+def has_scores(package: PackageSource, metric: str, source: str) -> bool:
+    """Whether any run has scores of the kind asked for (so its tables are not empty)."""
+    return any(
+        summarise_run(run, metric, source) is not None for run in open_package(package).runs()
+    )
+
+
 def run_summaries(
     package: PackageSource, metric: str, source: str
 ) -> tuple[list[RunSummary], list[str]]:
