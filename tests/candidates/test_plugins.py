@@ -147,7 +147,8 @@ def test_adding_a_candidate_touches_one_file(tmp_path):
         "assert [s.name for s in dmbench.candidates()][-1] == 'echo'\n"
         "(run,) = package.generate('echo', dataset='ds2')\n"
         "package.score(runs=[run.info.run_id])\n"
-        "rows = [r for r in package.tables(scores='recomputed').records() if r.get('candidate') == 'echo']\n"
+        "table3 = package.tables('table3', scores='recomputed', all_rows=True)\n"
+        "rows = table3[table3.candidate == 'echo']\n"
         "print(run.info.provenance['candidate']['kind'], len(rows) > 0, package.validate().valid)\n"
     )
     done = subprocess.run([sys.executable, "-c", script, str(package)], capture_output=True,

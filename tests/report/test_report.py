@@ -439,7 +439,7 @@ def test_a_failed_judgement_shows_the_judges_raw_reply(package: Path, fake_ollam
     assert "The judge's last reply:</p><pre>I think &lt;b&gt;A&lt;/b&gt; is better.</pre>" in page
 
 
-GOLDEN_SCORES = Path(__file__).resolve().parents[2] / "shared" / "golden" / "scores.jsonl"
+GOLDEN_SCORES = Path(__file__).resolve().parents[3] / "shared" / "golden" / "scores.jsonl"
 EXPLAINED_OUTPUTS = 20
 
 
