@@ -189,6 +189,36 @@ def test_credentials_query_and_fragment_of_the_base_url_are_stored_nowhere(
         assert not [secret for secret in PLANTED if secret in text], path
 
 
+def test_no_planted_secret_reaches_the_report_or_the_deposit(genuine, tmp_path):
+    """The same log imported into a deposit-ready package, then its report and its deposit
+    built: no file of either, nor any member of the deposit's zips, holds a planted secret."""
+    import zipfile
+
+    from conftest import ROOT
+    from results_support import two_series_package
+
+    from dmbench.release.deposit import CODE_ZIP, PACKAGE_ZIP, build_deposit
+    from dmbench.report import build_site
+
+    package = tmp_path / "package"
+    shutil.copytree(two_series_package(), package)
+    assert import_inspect(hostile(genuine, tmp_path, _eval("model_base_url", SECRET_URL)),
+                          package).exit_code == 0  # fmt: skip
+    build_site(package, tmp_path / "report")
+    build_deposit(package, tmp_path / "deposit", draft=True, repo=ROOT)
+    # The code zip is left out: it archives this checkout, whose tests (this one) name the
+    # secrets they plant.
+    files = {str(p): p.read_bytes() for p in (tmp_path / "report").rglob("*") if p.is_file()}
+    files |= {str(p): p.read_bytes() for p in (tmp_path / "deposit").iterdir()
+              if p.is_file() and p.name != CODE_ZIP}  # fmt: skip
+    with zipfile.ZipFile(tmp_path / "deposit" / PACKAGE_ZIP) as archive:
+        files |= {name: archive.read(name) for name in archive.namelist()}
+    assert len(files) > 100
+    secrets = [s for s in PLANTED if s != "alice"]  # a word WordNet's own files hold
+    for name, data in files.items():
+        assert not [s for s in secrets if s.encode() in data], name
+
+
 def test_an_import_killed_before_its_refresh_is_completed_by_the_next(
     genuine, tmp_path, built_package, monkeypatch
 ):

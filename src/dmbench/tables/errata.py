@@ -407,7 +407,7 @@ def _dropped_section(facts: ScoringFacts) -> list[str]:
         "candidate wrote and the metric never saw.",
         "",
         f"**In the canonical calamo runs metrik-4 saw {written - dropped} of the {written} "
-        f"attributes the candidate wrote; {dropped} ({100 * dropped / written:.1f}%) were "
+        f"attributes the candidate wrote; {dropped} ({_pct(100 * dropped / written if written else None)}%) were "
         f"dropped. In the reference diagrams "
         f"{sum(g.attributes_dropped for g in facts.references)} of "
         f"{sum(g.attributes_standard for g in facts.references)} attributes are dropped.**",
@@ -642,10 +642,10 @@ def _cuts_section(facts: ScoringFacts) -> list[str]:
         f"`{CHEN_NO_PUML}`** ({sum(g.no_puml for g in chen if g.canonical)} in "
         "the canonical runs); how many of them the stage-2 cut caused cannot be told from the "
         "artifacts, since the reply is not kept.",
-        f"- The longest Chen diagram has {max(g.longest_output for g in chen)} characters "
+        f"- The longest Chen diagram has {max((g.longest_output for g in chen), default=0)} characters "
         f"(after the validator's repairs) and {sum(g.outputs_near_limit for g in chen)} Chen "
         f"diagrams have {NEAR_LIMIT} characters or more; Calamo, which is not cut, reaches "
-        f"{max(g.longest_output for g in calamo)} characters with "
+        f"{max((g.longest_output for g in calamo), default=0)} characters with "
         f"{sum(g.outputs_near_limit for g in calamo)} diagrams at {NEAR_LIMIT} or more.",
         f"- The stage-1 cut cannot be counted from the artifacts at all. From {SPEC_SECTION}, "
         f"quoted and not re-measured here: in the upstream run logs, {cut_calls} of {calls} "
