@@ -257,21 +257,28 @@ def _read_runs(package_dir: Path, judge_run_id: str | None) -> list[JudgeRun]:
     return runs
 
 
+def _runs_by_protocol(
+    package_dir: Path, judge_run_id: str | None, detect: bool
+) -> dict[str, list[JudgeRun]]:
+    """The detectability runs (``detect``) or all the others, grouped by protocol in run order:
+    runs of one protocol make one board (or one detectability entry)."""
+    grouped: dict[str, list[JudgeRun]] = defaultdict(list)
+    for run in _read_runs(package_dir, judge_run_id):
+        if (run.info["settings"]["control"] == "detect") == detect:
+            grouped[json.dumps(protocol(run), sort_keys=True)].append(run)
+    return grouped
+
+
 def leaderboard_boards(package: PackageSource, judge_run_id: str | None = None) -> list[Board]:
     """Per board (judge runs of one protocol), a row per (candidate, LLM) it judged, best
     ``overall`` first and ranked, the identity control last and unranked; an instance judged by
     two runs of a board counts once (the first run's, by run id). Detectability runs are not
     boards (see :func:`detectability`)."""
     opened = open_package(package)
-    package_dir = opened.path
-    runs = [r for r in _read_runs(package_dir, judge_run_id)
-            if r.info["settings"]["control"] != "detect"]  # fmt: skip
+    grouped = _runs_by_protocol(opened.path, judge_run_id, detect=False)
     series = _series(opened)
     canonical = frozenset(run.info.run_id for run in opened.runs() if run.info.canonical)
     sizes = _class_counts(opened)
-    grouped: dict[str, list[JudgeRun]] = defaultdict(list)
-    for run in runs:
-        grouped[json.dumps(protocol(run), sort_keys=True)].append(run)
     out = []
     for key, board_runs in grouped.items():
         settings = json.loads(key)
@@ -441,13 +448,8 @@ def detectability(package: PackageSource, judge_run_id: str | None = None) -> li
     reference as the diagram a person drew, with a 95% bootstrap interval over records, and
     the same share per candidate. Above 0.5 the judge can tell the reference apart."""
     opened = open_package(package)
-    package_dir = opened.path
-    runs = [r for r in _read_runs(package_dir, judge_run_id)
-            if r.info["settings"]["control"] == "detect"]  # fmt: skip
+    grouped = _runs_by_protocol(opened.path, judge_run_id, detect=True)
     series = _series(opened)
-    grouped: dict[str, list[JudgeRun]] = defaultdict(list)
-    for run in runs:
-        grouped[json.dumps(protocol(run), sort_keys=True)].append(run)
     out = []
     for key, group in grouped.items():
         settings = json.loads(key)
