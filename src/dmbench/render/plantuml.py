@@ -24,7 +24,7 @@ import signal
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
@@ -361,39 +361,54 @@ def _die_with_parent() -> None:
     ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGKILL)
 
 
+def batch_inputs(sources: dict[str, str], folder: Path) -> tuple[Path, list[str]]:
+    """Each source written as ``<sha256>.puml`` under ``folder/in``: the output folder
+    (``folder/out``) and the input files, for one JVM's batch."""
+    inputs = Path(folder) / "in"
+    inputs.mkdir()
+    files = []
+    for sha, source in sources.items():
+        (inputs / f"{sha}.puml").write_text(source, encoding="utf-8")
+        files.append(str(inputs / f"{sha}.puml"))
+    return Path(folder) / "out", files
+
+
+def jvm_command(
+    java: str, jar: Path, dot: str, drawing: Sequence[str], outputs: Path, files: Sequence[str]
+) -> list[str]:
+    """The PlantUML command line every drawing uses, SVG or PNG (``drawing``: the format and
+    layout options): one JVM for the batch, sandboxed, reporting errors on stderr."""
+    return [
+        java,
+        "-Xmx1g",
+        # One collector thread: the default parallel collector took 5 % more CPU over the
+        # package's 838 diagrams (35 s) and was no quicker.
+        "-XX:+UseSerialGC",
+        *(["-XX:TieredStopAtLevel=1"] if len(files) <= QUICK_BATCH else []),
+        "-Djava.awt.headless=true",
+        "-DPLANTUML_SECURITY_PROFILE=SANDBOX",
+        "-Duser.home=/nonexistent",
+        "-Duser.name=dmbench",
+        "-jar",
+        str(jar),
+        *drawing,
+        "-graphvizdot",
+        dot,
+        "-charset",
+        "UTF-8",
+        "-stdrpt:2",
+        "-o",
+        str(outputs),
+        *files,
+    ]
+
+
 def _run(tools: _Tools, sources: dict[str, str], layout: str) -> dict[str, _Outcome]:
     prefix = f"{_TEMP_PREFIX}{os.getpid()}-"
     with tempfile.TemporaryDirectory(prefix=prefix, dir=tools.workdir) as tmp:
-        inputs, outputs = Path(tmp) / "in", Path(tmp) / "out"
-        inputs.mkdir()
-        files = []
-        for sha, source in sources.items():
-            (inputs / f"{sha}.puml").write_text(source, encoding="utf-8")
-            files.append(str(inputs / f"{sha}.puml"))
-        command = [
-            tools.java,
-            "-Xmx1g",
-            # One collector thread: the default parallel collector took 5 % more CPU over the
-            # package's 838 diagrams (35 s) and was no quicker.
-            "-XX:+UseSerialGC",
-            *(["-XX:TieredStopAtLevel=1"] if len(files) <= QUICK_BATCH else []),
-            "-Djava.awt.headless=true",
-            "-DPLANTUML_SECURITY_PROFILE=SANDBOX",
-            "-Duser.home=/nonexistent",
-            "-Duser.name=dmbench",
-            "-jar",
-            str(tools.jar),
-            "-tsvg",
-            "-graphvizdot",
-            tools.dot,
-            *(["-Playout=smetana"] if layout == "smetana" else []),
-            "-charset",
-            "UTF-8",
-            "-stdrpt:2",
-            "-o",
-            str(outputs),
-            *files,
-        ]
+        outputs, files = batch_inputs(sources, Path(tmp))
+        drawing = ["-tsvg", *(["-Playout=smetana"] if layout == "smetana" else [])]
+        command = jvm_command(tools.java, tools.jar, tools.dot, drawing, outputs, files)
         timeout = SECONDS_PER_DIAGRAM + len(files)
         process = subprocess.Popen(
             command,

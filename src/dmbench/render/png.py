@@ -26,8 +26,10 @@ from dmbench.render.plantuml import (
     _die_with_parent,
     _jar,
     _rejections,
+    batch_inputs,
     find_dot,
     find_java,
+    jvm_command,
 )
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -65,19 +67,9 @@ def draw_png(sources: Iterable[str], cache_dir: Path) -> dict[str, bytes | None]
 
 def _run(sources: dict[str, str], workdir: Path) -> dict[str, bytes | None]:
     with tempfile.TemporaryDirectory(prefix=".png-", dir=workdir) as tmp:
-        inputs, outputs = Path(tmp) / "in", Path(tmp) / "out"
-        inputs.mkdir()
-        files = []
-        for sha, source in sources.items():
-            (inputs / f"{sha}.puml").write_text(source, encoding="utf-8")
-            files.append(str(inputs / f"{sha}.puml"))
-        command = [
-            find_java(), "-Xmx1g", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-            "-Djava.awt.headless=true", "-DPLANTUML_SECURITY_PROFILE=SANDBOX",
-            "-Duser.home=/nonexistent", "-Duser.name=dmbench", "-jar", str(_jar()), "-tpng",
-            "-nometadata", "-graphvizdot", find_dot(), "-charset", "UTF-8", "-stdrpt:2", "-o",
-            str(outputs), *files,
-        ]  # fmt: skip
+        outputs, files = batch_inputs(sources, Path(tmp))
+        drawing = ["-tpng", "-nometadata"]
+        command = jvm_command(find_java(), _jar(), find_dot(), drawing, outputs, files)
         timeout = SECONDS_PER_DIAGRAM + len(files)
         try:
             done = subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True,
