@@ -33,15 +33,14 @@ from dmbench.flows.reproduce import reproduce as run_pipeline
 from dmbench.inspect_eval import ImportedRun, import_inspect_logs
 from dmbench.judge import JUDGE, JudgeOptions
 from dmbench.judge.runs import CONTROLS, JudgeRun
-from dmbench.judge.views import VIEWS
 from dmbench.judge.runs import Progress as JudgeProgress
+from dmbench.judge.views import VIEWS
 from dmbench.llm.llm_candidate import CUT
 from dmbench.metrics import DEFAULT_METRIC, METRICS, Scores, compute
 from dmbench.package import BuildResult, Report, load_records, require_package, validate_package
 from dmbench.package import build as build_package
 from dmbench.package.descriptor import DESCRIPTOR
 from dmbench.package.metadata import write_metadata
-from dmbench.package.zipped import opened_package
 from dmbench.package.tables import (
     JUDGEMENTS_PATH,
     OUTPUTS_PATH,
@@ -51,6 +50,7 @@ from dmbench.package.tables import (
     run_table_rows,
 )
 from dmbench.package.zenodo import API_URLS, TOKEN_ENV, ZenodoClient
+from dmbench.package.zipped import opened_package
 from dmbench.plantuml import DEFAULT_READING, Diagram
 from dmbench.plantuml import parse as parse_reading
 from dmbench.plantuml._quirks import quirk_cost, to_csv, to_markdown
@@ -62,8 +62,8 @@ from dmbench.report import SiteResult, build_site
 from dmbench.report.data import package_diagrams
 from dmbench.report.outdir import refuse_foreign, write_drawings
 from dmbench.runs.generate import Progress as GenerateProgress
-from dmbench.runs.opened import OpenedPackage
 from dmbench.runs.jobs import generate_records, read_records_file
+from dmbench.runs.opened import OpenedPackage
 from dmbench.runs.store import Run
 from dmbench.runs.verify import VerifyReport
 from dmbench.runs.verify import verify as verify_runs
@@ -77,12 +77,9 @@ from dmbench.tables.frames import Frame, leaderboard_frame, table_frame
 from dmbench.tables.leaderboard_files import judge_leaderboard
 from dmbench.tables.leaderboard_files import write_leaderboard as write_leaderboard_file
 from dmbench.tables.published_tables import write_scored_tables
-from dmbench.tables.render import TableSet, build_tables, write_tables
+from dmbench.tables.render import TableSet, build_tables
 from dmbench.tables.validity import (
-    VALIDITY_FIELDS,
     ValidityTable,
-    validity_csv_rows,
-    validity_markdown,
     validity_table,
     write_validity,
 )

@@ -16,8 +16,7 @@ from pathlib import Path
 import pytest
 from fake_ollama import MODEL, Reply, criterion_ids
 
-from dmbench.judge import Instance, Judge, JudgeOptions, judge_instance, load_criteria
-from dmbench.judge import blind
+from dmbench.judge import Instance, Judge, JudgeOptions, blind, judge_instance, load_criteria
 from dmbench.judge.blind import blind_form
 from dmbench.llm import OllamaChat, ResponseCache
 

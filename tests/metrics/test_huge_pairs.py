@@ -4,7 +4,6 @@ the bound is scored (``benchmarks/bench_huge_pairs.py`` times and measures both)
 
 from __future__ import annotations
 
-
 import pytest
 from click.testing import CliRunner
 

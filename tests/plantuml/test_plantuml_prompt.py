@@ -15,7 +15,7 @@ import textwrap
 import pytest
 from conftest import UPSTREAM, require_shared
 
-from dmbench.plantuml import ParseError, parse, validate
+from dmbench.plantuml import parse, validate
 from dmbench.plantuml._grammar import terminal
 from dmbench.plantuml._validator import BLOCKLIST
 from dmbench.sources.prompts import load_prompt

@@ -52,7 +52,7 @@ def test_the_wheels_zip_is_listed_and_covers_every_python(wheels_deposit: Path) 
     assert {info.compress_type for info in infos} == {zipfile.ZIP_STORED}
     for python in PYTHON_VERSIONS:
         tag = "cp" + python.replace(".", "")
-        assert any(f"/numpy-" in n and f"-{tag}-{tag}-manylinux" in n for n in names), tag
+        assert any("/numpy-" in n and f"-{tag}-{tag}-manylinux" in n for n in names), tag
     assert any("/setuptools-" in n for n in names)  # pip builds the code folder from it
     readme = zip_member(wheels_deposit / PACKAGE_ZIP, "README.md")
     code = CODE_ZIP.removesuffix("-code.zip")

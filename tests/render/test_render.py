@@ -16,9 +16,9 @@ from results_support import built_package
 from dmbench.core.hashing import sha256_text
 from dmbench.errors import MissingPrerequisiteError
 from dmbench.package import load_records
+from dmbench.plantuml.repairs import EMPTY_MULTIPLICITY
 from dmbench.render import LAYOUT, PLANTUML_VERSION, cache_dir_for, plantuml, render_diagrams
 from dmbench.render.plantuml import JAVA_HINT, NO_JAVA, RenderError
-from dmbench.plantuml.repairs import EMPTY_MULTIPLICITY
 
 REJECTED = '@startuml\nclass Order\nclass Item\nOrder "" --|> "" Item\n@enduml\n'
 """An empty cardinality, as many LLM outputs write it: PlantUML calls it a syntax error."""

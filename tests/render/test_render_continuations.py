@@ -3,15 +3,13 @@ and drew Java's system properties (``java.home``) into the SVG. Real PlantUML JV
 
 from __future__ import annotations
 
-import os
 import re
 import sys
 from pathlib import Path
 
 import pytest
 
-from dmbench.render import plantuml, render_diagrams
-from dmbench.render import sandbox
+from dmbench.render import plantuml, render_diagrams, sandbox
 from dmbench.render.sandbox import preprocessed, refusal
 
 JAVA_HOME = '@startuml\nclass A\nnote as N\n%get\\\nenv("java.home")\n%dirpath\\\n()\nend note\n@enduml'

@@ -42,9 +42,9 @@ from dmbench.judge.runs import (
     select_judged_runs,
     targets,
 )
-from dmbench.judge.views import Drawings
 from dmbench.judge.runs import Progress as JudgeProgress
 from dmbench.judge.study_run import study_pairs, study_row_maker, study_source
+from dmbench.judge.views import Drawings
 from dmbench.llm import CACHE_DIR, DEFAULT_TIMEOUT, OllamaChat, ResponseCache
 from dmbench.metrics import DEFAULT_METRIC, PUBLISHED_METRIC, STANDARD_METRIC
 from dmbench.package import load_records, refresh, require_package
@@ -54,8 +54,8 @@ from dmbench.package.validate import run_json_validator
 from dmbench.runs.bundle import export_run, read_bundle
 from dmbench.runs.generate import Progress, generate_run
 from dmbench.runs.jobs import check_ready
-from dmbench.runs.pair_scores import PairScores
 from dmbench.runs.opened import PackageSource, open_package
+from dmbench.runs.pair_scores import PairScores
 from dmbench.runs.rescoring import Rescored, rescore
 from dmbench.runs.scores import replace_scores
 from dmbench.runs.store import (

@@ -30,9 +30,9 @@ from inspect_ai.model import (
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
+from dmbench.errors import InputError
 from dmbench.inspect_eval.scorer import generated_of
 from dmbench.inspect_eval.solver import generate_from_thread
-from dmbench.errors import InputError
 from dmbench.judge import Instance, Judge, JudgeOptions, judge_instance, load_criteria
 from dmbench.judge.views import DEFAULT_VIEW, VIEWS, Drawings
 from dmbench.llm import ChatReply, Options

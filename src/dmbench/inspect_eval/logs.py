@@ -40,7 +40,6 @@ from dmbench.package.lock import package_lock
 from dmbench.package.tables import RUNS_PATH
 from dmbench.package.validate import run_json_validator
 from dmbench.runs.generate import settings_fingerprint
-from dmbench.sources.records import DATASETS
 from dmbench.runs.store import (
     OUTPUTS_FILE,
     RUN_FILE,
@@ -52,6 +51,7 @@ from dmbench.runs.store import (
     open_aside,
     publish_run,
 )
+from dmbench.sources.records import DATASETS
 
 TASK_NAME = "domain_modelling"
 OUTPUT_KEY = "dmbench_output"

@@ -34,6 +34,7 @@ from dmbench.metrics import DEFAULT_METRIC, get_metric
 from dmbench.package import require_package
 from dmbench.sources.records import DATASETS, load_records
 
+
 @task(name=TASK_NAME)
 def domain_modelling(
     candidate: str = "calamo",

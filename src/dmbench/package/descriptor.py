@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dmbench.core.escape import markdown_text
 from dmbench.core import atomic
 from dmbench.core.csvio import write_csv
+from dmbench.core.escape import markdown_text
 from dmbench.core.hashing import file_sha256
 from dmbench.core.paths import PACKAGE_NLTK_DIR
 from dmbench.package.facts import describe, package_facts

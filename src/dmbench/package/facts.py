@@ -12,8 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from dmbench.core.escape import one_line
 from dmbench.core.csvio import read_csv
+from dmbench.core.escape import one_line
 from dmbench.package.tables import (
     JUDGE_CONTROLS_PATH,
     JUDGE_STUDY_PATH,

@@ -30,9 +30,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dmbench.core.escape import html_text
 from dmbench._version import __version__
 from dmbench.core import atomic
+from dmbench.core.escape import html_text
 from dmbench.core.hashing import file_sha256
 from dmbench.core.paths import PACKAGE_NLTK_DIR
 from dmbench.errors import PackageError

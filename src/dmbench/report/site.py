@@ -40,10 +40,10 @@ from dmbench.render import (
     render_diagrams,
 )
 from dmbench.report import outdir
-from dmbench.runs.opened import PackageSource, open_package
 from dmbench.report.data import RecordView, perfect_on_nothing, record_views
 from dmbench.report.link_check import SiteCheck, check_site
 from dmbench.report.plots import DATASET_NAMES, all_plots
+from dmbench.runs.opened import PackageSource, open_package
 from dmbench.tables.errata import errata_markdown
 from dmbench.tables.leaderboard_files import judge_leaderboard, leaderboard_markdown
 from dmbench.tables.render import (

@@ -15,9 +15,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from dmbench.metrics import DEFAULT_METRIC, BenchmarkScore, score_benchmark_many
+from dmbench.runs.opened import PackageSource, open_package
 from dmbench.runs.pair_scores import PairScores, pair_key
 from dmbench.runs.scores import ScoreRow
-from dmbench.runs.opened import PackageSource, open_package
 from dmbench.runs.store import Run
 from dmbench.sources.records import BenchmarkRecord
 

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
-from dmbench.core.escape import markdown_text
 from dmbench.core.csvio import csv_text
+from dmbench.core.escape import markdown_text
 from dmbench.judge.runs import JudgeRun, list_judge_runs
 from dmbench.judge.study_run import judged_values
 from dmbench.metrics import METRICS, PUBLISHED_METRIC, score_benchmark, score_benchmark_many

@@ -18,7 +18,6 @@ Counting rules, chosen to follow the parsed model without interpretation:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 from dmbench.package import DATASETS
 from dmbench.plantuml import READINGS, Diagram, parse

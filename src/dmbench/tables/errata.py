@@ -17,8 +17,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from dmbench.core.escape import markdown_text
 from dmbench.core import atomic, paths
+from dmbench.core.escape import markdown_text
 from dmbench.errors import PackageError
 from dmbench.llm.llm_candidate import CUT
 from dmbench.metrics import PUBLISHED_METRIC, STANDARD_METRIC
@@ -47,12 +47,11 @@ from dmbench.tables.facts import (
     scoring_facts,
 )
 from dmbench.tables.nothing_to_match import count_perfect_on_nothing
+from dmbench.tables.published_tables import RESULT_SETS, ResultSet
 from dmbench.tables.rankings import ranking_columns, study_metrics
-from dmbench.tables.render import cell_label, markdown_table
+from dmbench.tables.render import TableSet, cell_label, markdown_table
 from dmbench.tables.results import ELEMENTS, PAPER_TABLES, ResultRow, results_tables
 from dmbench.tables.statistics import RESAMPLES, SEED, round_half_up
-from dmbench.tables.published_tables import RESULT_SETS, ResultSet
-from dmbench.tables.render import TableSet
 from dmbench.tables.validity import (
     ACCEPTED_SINCE_PREVIOUS,
     COUNTS,

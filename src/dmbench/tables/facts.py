@@ -12,14 +12,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from dmbench.candidates import CANDIDATES
 from dmbench.candidates.chen import NO_PUML as CHEN_NO_PUML
 from dmbench.metrics import EMPTY_GENERATED_MODEL, PUBLISHED_METRIC
 from dmbench.plantuml import READINGS, ParseError, parse
-from dmbench.runs.scores import ScoreRow
 from dmbench.runs.opened import PackageSource, open_package
+from dmbench.runs.scores import ScoreRow
 from dmbench.runs.store import OutputRow, RunInfo
 from dmbench.tables.results import is_rejection
 

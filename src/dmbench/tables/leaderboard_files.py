@@ -14,9 +14,9 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from dmbench.core.escape import markdown_text
 from dmbench.core import atomic
 from dmbench.core.csvio import csv_text
+from dmbench.core.escape import markdown_text
 from dmbench.judge.leaderboard import (
     Board,
     detectability,

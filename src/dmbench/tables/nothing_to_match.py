@@ -15,8 +15,8 @@ from collections.abc import Mapping
 from dmbench.errors import ParseError
 from dmbench.metrics import METRICS, element_counts
 from dmbench.plantuml import parse
-from dmbench.runs.scores import ScoreRow
 from dmbench.runs.opened import PackageSource, open_package
+from dmbench.runs.scores import ScoreRow
 from dmbench.tables.results import select_scores
 
 ELEMENT_KINDS = {

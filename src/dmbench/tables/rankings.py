@@ -10,7 +10,6 @@ metric when the series the paper ranks first is also first (or tied first) there
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 from dmbench.errors import PackageError
 from dmbench.metrics import METRICS, PUBLISHED_METRIC, STANDARD_METRIC

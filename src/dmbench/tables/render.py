@@ -13,9 +13,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from dmbench.core.escape import markdown_text, one_line
 from dmbench.core import atomic
 from dmbench.core.csvio import write_csv
+from dmbench.core.escape import markdown_text, one_line
 from dmbench.metrics import DEFAULT_METRIC
 from dmbench.plantuml import READINGS
 from dmbench.plantuml.model import RELATIONSHIP_KINDS

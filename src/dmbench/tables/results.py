@@ -19,17 +19,16 @@ from __future__ import annotations
 import statistics
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
 from dataclasses import dataclass
-from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from dmbench.candidates import CANDIDATES
 from dmbench.errors import PackageError, UnknownNameError
 from dmbench.metrics import DEFAULT_METRIC, EMPTY_GENERATED_MODEL
-from dmbench.runs.scores import ScoreRow
 from dmbench.runs.opened import PackageSource, open_package
+from dmbench.runs.scores import ScoreRow
 from dmbench.runs.store import Run
 from dmbench.tables.statistics import cell_intervals
 

@@ -13,9 +13,9 @@ import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from dmbench.core.escape import markdown_text
 from dmbench.core import atomic
 from dmbench.core.csvio import csv_text, write_csv
+from dmbench.core.escape import markdown_text
 from dmbench.core.hashing import sha256_text
 from dmbench.errors import ParseError
 from dmbench.plantuml import parse, validate
