@@ -9,8 +9,10 @@ bash scripts/setup.sh
 # 5 s of each worker's collection and a few tenths of a second of each command).
 export PYTHONPYCACHEPREFIX="$PWD/.venv/pycache"
 unset PYTHONDONTWRITEBYTECODE
-# The type checker first (configured in pyproject.toml): a type error fails before the tests run.
+# The type checker and the linter first (both configured in pyproject.toml): a type error, an
+# unused import or an unsorted import block fails before the tests run.
 .venv/bin/python -m mypy
+.venv/bin/python -m ruff check --quiet src tests benchmarks
 # Two workers, a test module each at a time (module fixtures stay in one process), handed out in
 # collection order (tests/conftest.py puts the slowest files first); set DMBENCH_TEST_WORKERS=0 to
 # run in this process.
