@@ -174,6 +174,7 @@ def question_of(control: str | None) -> str:
 
 
 def run_view(run: JudgeRun) -> str:
+    """The view a judge run used; runs stored before views existed were text."""
     return run.info["settings"].get("view", DEFAULT_VIEW)
 
 
@@ -185,6 +186,9 @@ def judge_run_id(settings: dict[str, Any]) -> str:
 
 
 class JudgeRun:
+    """A judge run's folder and its ``run.json`` info: where judgements are appended,
+    resumed and read back for the leaderboard."""
+
     def __init__(self, path: Path, info: dict[str, Any], package_dir: Path | None = None) -> None:
         self.path = path
         self.info = info
@@ -260,10 +264,12 @@ def _row(data: Any) -> dict[str, Any]:
 
 
 def is_judge_run(path: Path) -> bool:
+    """Whether a folder under ``runs/`` is a judge run rather than a generated run."""
     return path.name.startswith(JUDGE_RUN_PREFIX) and (path / RUN_FILE).is_file()
 
 
 def load_judge_run(path: Path) -> JudgeRun:
+    """A stored judge run, with an unreadable ``run.json`` a one-line package error."""
     run_file = Path(path) / RUN_FILE
     try:
         info = parse_json(run_file.read_text("utf-8"))
@@ -284,6 +290,7 @@ def list_judge_runs(package_dir: Path, study: bool = False) -> list[JudgeRun]:
 
 
 def find_judge_run(package_dir: Path, run_id: str) -> JudgeRun:
+    """The judge run named ``run_id``, or an error listing the judge runs there are."""
     path = Path(package_dir) / RUNS_DIR / run_id
     if not is_judge_run(path):
         known = ", ".join(r.run_id for r in list_judge_runs(package_dir)) or "none"
@@ -359,6 +366,7 @@ def publish(run: JudgeRun) -> JudgeRun:
 
 
 def judged_row(target: Target, judged: Judged) -> dict[str, Any]:
+    """The stored row of one judged instance of a run's output: what the leaderboard reads."""
     return {
         "instance": target.instance.id,
         "run_id": target.run_id,
