@@ -45,6 +45,7 @@ from dmbench.judge.judging import (
 from dmbench.judge.prompt import DETECT, PROMPT_VERSION, SCORE, template_sha256
 from dmbench.judge.views import DEFAULT_VIEW
 from dmbench.runs.jsonl import append_line, json_line, read_rows
+from dmbench.runs.opened import OpenedPackage
 from dmbench.runs.store import (
     JUDGE_RUN_PREFIX,
     RUN_FILE,
@@ -130,20 +131,14 @@ def _instance(key: str, record: BenchmarkRecord, generated: str, criteria: Crite
 
 
 def select_judged_runs(package_dir: Path, run_ids: Sequence[str], canonical: bool) -> list[Run]:
-    """The stored runs named (in the order given), or every canonical run."""
-    stored = {run.info.run_id: run for run in list_runs(package_dir)}
-    if canonical:
-        chosen = [run for run in stored.values() if run.info.canonical]
-        if not chosen:
-            raise PackageError(f"{package_dir}: no canonical runs", hint="run `dmbench build`")
-        return chosen
-    unknown = [run_id for run_id in run_ids if run_id not in stored]
-    if unknown:
-        raise UnknownNameError(
-            f"{package_dir}: no run {', '.join(map(repr, unknown))}",
-            hint="data/runs.csv lists the run ids",
-        )
-    return [stored[run_id] for run_id in dict.fromkeys(run_ids)]
+    """The stored runs named (in the order given, looked up as scoring looks them up, so an
+    unknown one is the same error), or every canonical run."""
+    if not canonical:
+        return OpenedPackage(package_dir).select_runs(run_ids)
+    chosen = [run for run in list_runs(package_dir) if run.info.canonical]
+    if not chosen:
+        raise PackageError(f"{package_dir}: no canonical runs", hint="run `dmbench build`")
+    return chosen
 
 
 def judge_settings(
