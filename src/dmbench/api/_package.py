@@ -14,7 +14,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from dmbench.candidates import CandidateSpec
 from dmbench.core import atomic, paths
-from dmbench.errors import PackageError
+from dmbench.errors import OptionError, PackageError
 from dmbench.flows.changes import (
     ImportedBundle,
     ScoringResult,
@@ -267,6 +267,8 @@ class Package:
         if strict and not board["rows"] and not board["detectability"]:
             raise PackageError("no judge runs in the package; run `dmbench judge --runs ...` first")
         if out is not None:
+            if fmt not in ("md", "csv"):
+                raise OptionError(f"leaderboard files are md or csv, not {fmt!r}")
             write_leaderboard_file(board, Path(out), fmt)
         return board
 
