@@ -12,6 +12,7 @@ from fake_ollama import DIGEST, MODEL, diagram_reply, judge_reply
 from results_support import built_package, copy_package
 
 import dmbench
+import dmbench.api
 from dmbench.metrics import compute
 from dmbench.plantuml import parse as parse_any_reading
 
@@ -148,3 +149,24 @@ def test_a_deposit_zip_is_read_as_the_folder_it_was_made_from(deposit, deposit_p
     assert zipped.runs().equals(folder.runs())
     assert zipped.scores().equals(folder.scores())
     assert zipped.tables(table="table3").equals(folder.tables(table="table3"))
+
+
+def test_the_command_line_verbs_work_from_python(tmp_path):
+    """What ``parse --jsonl``, ``score-pairs``, ``score-pair`` and ``leaderboard`` call."""
+    good, bad = "@startuml\nclass A\n@enduml\n", "@startuml\nclass A {\n@enduml\n"
+    parsed = list(dmbench.api.parse_many([(1, good), ("two", bad)]))
+    assert [(r["id"], r["ok"]) for r in parsed] == [(1, True), ("two", False)]
+    heard = []
+    dmbench.parse(good.replace("\n", "\r"), on_warning=heard.append)
+    assert heard == ["cr_only_line_endings"]
+    (scored,) = dmbench.api.score_many([("p", good, "")])
+    assert scored == {"id": "p", "class_score": 0.0, "attribute_score": 0.0,
+                      "association_score": 0.0, "error": "empty_generated_model"}  # fmt: skip
+    package = dmbench.Package(built_package() / "datapackage.json")
+    assert package.path == built_package()
+    assert package.leaderboard()["rows"] == []
+    with pytest.raises(dmbench.DmbenchError, match="no judge runs in the package"):
+        package.leaderboard(out=tmp_path, strict=True)
+    with pytest.raises(dmbench.DmbenchError, match="md or csv"):
+        package.leaderboard(out=tmp_path, fmt="json")
+    assert list(tmp_path.iterdir()) == []

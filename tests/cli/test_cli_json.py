@@ -3,7 +3,6 @@ API's result, printed."""
 
 from __future__ import annotations
 
-import ast
 import json
 from pathlib import Path
 
@@ -13,8 +12,6 @@ from results_support import built_package, deposit_ready_package, full_verificat
 
 import dmbench
 from dmbench.cli import main
-
-CLI = Path(__file__).resolve().parents[2] / "src" / "dmbench" / "cli"
 
 
 def _same(printed: str, returned: object) -> None:
@@ -49,14 +46,3 @@ def test_five_commands_print_what_the_api_returns(upstream_dir: Path) -> None:
 def test_the_api_names_its_verbs_and_their_values_only() -> None:
     assert len(dmbench.api.__all__) <= 20
     assert all(getattr(dmbench.api, name) is not None for name in dmbench.api.__all__)
-
-
-def test_the_report_commands_import_the_api_and_no_stage() -> None:
-    """The commands that draw, tabulate, check and deposit reach the stages through the API."""
-    allowed = {"dmbench", "dmbench.api", "dmbench.errors", "dmbench.core"}
-    for name in ("commands_report", "commands_validity", "commands_study", "commands_results",
-                 "commands_deposit", "commands_reproduce", "commands_sources"):  # fmt: skip
-        tree = ast.parse((CLI / f"{name}.py").read_text("utf-8"))
-        imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
-        stages = {m for m in imported if m and m.startswith("dmbench")} - allowed
-        assert {m for m in stages if not m.startswith("dmbench.cli")} == set(), name

@@ -51,7 +51,8 @@ def test_each_error_is_reachable_from_dmbench_errors_and_refines_its_builtin():
 
 def test_an_unknown_run_id_is_the_same_error_for_scoring_and_judging(tmp_path):
     (tmp_path / "runs").mkdir()
-    with pytest.raises(UnknownNameError, match="nope"):
+    with pytest.raises(UnknownNameError, match="nope") as scoring:
         select_runs(tmp_path, ["nope"])
-    with pytest.raises(UnknownNameError, match="nope"):
+    with pytest.raises(UnknownNameError, match="nope") as judging:
         select_judged_runs(tmp_path, ["nope"], canonical=False)
+    assert judging.value.one_line() == scoring.value.one_line()

@@ -383,6 +383,6 @@ def test_single_order_is_recorded_and_warned(package, fake_ollama):
 
 def test_unknown_runs_and_judge_runs_are_named(package, fake_ollama):
     result = judge(package, fake_ollama.url, "--runs", "nope__x__ds1__run1")
-    assert result.exit_code == 1 and "no run 'nope__x__ds1__run1'" in result.stderr
+    assert result.exit_code == 1 and "unknown run id(s): nope__x__ds1__run1" in result.stderr
     board = dmbench("leaderboard", "--judge", "judge__x__00000000", "--package", str(package))
     assert board.exit_code == 1 and "no judge run 'judge__x__00000000'" in board.stderr

@@ -11,7 +11,7 @@ import os
 
 import click
 
-from dmbench._version import __version__
+from dmbench import __version__
 from dmbench.cli._group import DmbenchGroup, LazyCommand
 
 # numpy's OpenBLAS keeps a thread per core that spins while it waits for work: on two cores that

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import click
 
-from dmbench.metrics import DEFAULT_METRIC, METRICS
+from dmbench.api import METRICS, score_pair
+from dmbench.cli._options import default_of
 
 metric_option = click.option(
     "--metric",
     type=click.Choice(list(METRICS)),
-    default=DEFAULT_METRIC,
+    default=default_of(score_pair, "metric"),
     show_default=True,
     help="metrik-4 reads PlantUML as the published scores did (compat reading); "
     "metrik-4-standard as PlantUML means it (standard reading); metrik-1, -2, -3 and -5 "

@@ -4,8 +4,11 @@ Light to import (click only): every command loads it, ``dmbench parse`` included
 
 from __future__ import annotations
 
+import inspect
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -35,3 +38,8 @@ def elapsed(started: float) -> str:
 def split_ids(values: tuple[str, ...]) -> list[str]:
     """Run ids as a repeatable option gives them, each value comma- or space-separated."""
     return [item for value in values for item in value.replace(",", " ").split()]
+
+
+def default_of(verb: Callable[..., Any], parameter: str) -> Any:
+    """The default the API verb gives ``parameter``: an option's default is stated once, there."""
+    return inspect.signature(verb).parameters[parameter].default

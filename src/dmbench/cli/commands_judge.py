@@ -7,23 +7,15 @@ import sys
 import time
 from pathlib import Path
 from types import SimpleNamespace
-from typing import IO
+from typing import IO, Any
 
 import click
 
 from dmbench import core
-from dmbench.api import (
-    CONTROLS,
-    JUDGE,
-    VIEWS,
-    JudgeOptions,
-    JudgeRun,
-    Package,
-    write_leaderboard,
-)
+from dmbench.api import JUDGE, JudgeOptions, JudgeRun, Package
 from dmbench.cli._options import elapsed, package_option, sources_option, split_ids
 from dmbench.cli.commands_generate import ProgressBar
-from dmbench.errors import OptionError, PackageError
+from dmbench.errors import OptionError
 
 
 @click.command()
@@ -71,12 +63,12 @@ from dmbench.errors import OptionError, PackageError
               "is then neither measured nor averaged out). Default: both orders, averaged.")
 @click.option(
     "--control",
-    type=click.Choice(CONTROLS),
+    type=click.Choice(JUDGE.controls),
     default=None,
     help="identity: judge each reference against itself (S_final 0.5, and A − B 0 per "
     "criterion); detect: ask which of output and reference a person drew (chance is 0.5).",
 )
-@click.option("--view", type=click.Choice(VIEWS), default=JUDGE.options.view, show_default=True,
+@click.option("--view", type=click.Choice(JUDGE.views), default=JUDGE.options.view, show_default=True,
               help="text: the judge reads both diagrams' blind form; image: it sees both drawn "
               "by the pinned PlantUML (Ollama chat images; a vision model), no source in the "
               "prompt.")
@@ -129,14 +121,8 @@ def judge(
     (one blind form), in both orders; the judge scores both 1-10 per criterion and
     S_final = S(output) / (S(output) + S(reference)), averaged over the orders.
     """
-    chosen = [name for name, given in (("--pairs", pairs_file is not None),
-                                       ("--runs", bool(run_ids)), ("--canonical", canonical),
-                                       ("--study", study))
-              if given]  # fmt: skip
-    if len(chosen) != 1:
-        raise click.UsageError("give exactly one of --pairs, --runs, --canonical and --study")
     package = Package(core.package_dir(package_dir))
-    settings = dict(
+    settings: dict[str, Any] = dict(
         hosts=hosts,
         options=JudgeOptions(
             seed, not single_order, JUDGE.options.temperature, num_predict, num_ctx, think, view
@@ -149,6 +135,8 @@ def judge(
     )
     started = time.perf_counter()
     try:
+        JUDGE.chosen_mode(pairs=pairs_file is not None, runs=bool(run_ids), canonical=canonical,
+                          study=study)  # fmt: skip
         if pairs_file is not None:
             if quiet or retry_failed:
                 raise click.UsageError(
@@ -206,11 +194,10 @@ def leaderboard(judge_run_id: str | None, fmt: str, out: Path, package_dir: Path
     intervals, a size-controlled score, paired comparisons, the controls (identity, detect)
     and warnings (position bias, flips, failures, self-preference, controls)."""
     started = time.perf_counter()
-    board = Package(core.package_dir(package_dir)).leaderboard(judge_run_id)
-    if not board["rows"] and not board["detectability"]:
-        raise PackageError("no judge runs in the package; run `dmbench judge --runs ...` first")
-    if fmt == "json":
+    written = None if fmt == "json" else out
+    board = Package(core.package_dir(package_dir)).leaderboard(judge_run_id, written, fmt,
+                                                                strict=True)  # fmt: skip
+    if written is None:
         click.echo(json.dumps(board, indent=2, ensure_ascii=False))
         return
-    path = write_leaderboard(board, out, fmt)
-    click.echo(f"wrote {path} ({elapsed(started)})")
+    click.echo(f"wrote {out / f'leaderboard.{fmt}'} ({elapsed(started)})")

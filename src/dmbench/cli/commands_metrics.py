@@ -8,14 +8,8 @@ from pathlib import Path
 import click
 
 from dmbench import core
+from dmbench.api import download_nltk_data, explain_pair, score_many
 from dmbench.cli._metric_option import metric_option
-from dmbench.metrics import (
-    SCORE_NAMES,
-    download_nltk_data,
-    explain,
-    score_benchmark_many,
-)
-from dmbench.plantuml import CR_ONLY_LINE_ENDINGS, cr_only_line_endings
 
 
 @click.command("score-pair")
@@ -26,13 +20,15 @@ from dmbench.plantuml import CR_ONLY_LINE_ENDINGS, cr_only_line_endings
 def score_pair(reference: Path, generated: Path, metric: str, show_all: bool) -> None:
     """Score GENERATED against REFERENCE (two PlantUML files) and print the scores as JSON."""
     texts = {path: core.read_text(path) for path in (reference, generated)}
-    for path, text in texts.items():
-        if cr_only_line_endings(text):
-            click.echo(f"warning: {path}: {CR_ONLY_LINE_ENDINGS} (read as one line)", err=True)
-    explanation = explain(texts[reference], texts[generated], metric)
-    result = explanation.to_dict()
-    if not show_all:
-        result = {key: result[key] for key in SCORE_NAMES}
+    path_of = {"reference": reference, "generated": generated}
+    warned: set[Path] = set()
+
+    def warn(side: str, message: str) -> None:
+        if path_of[side] not in warned:  # one file given twice is warned about once
+            warned.add(path_of[side])
+            click.echo(f"warning: {path_of[side]}: {message} (read as one line)", err=True)
+
+    result = explain_pair(texts[reference], texts[generated], metric, show_all, on_warning=warn)
     click.echo(json.dumps(result, indent=2, ensure_ascii=False))
 
 
@@ -54,10 +50,9 @@ def score_pairs(jsonl: Path, metric: str, workers: int | None) -> None:
     """Score many pairs in the benchmark view: a failed pair is 0/0/0 with its error."""
     fields = {"id": object, "reference": str, "generated": str}
     records = [record for _number, record in core.json_objects(jsonl, fields)]
-    ids = [record["id"] for record in records]
-    pairs = [(record["reference"], record["generated"]) for record in records]
-    for item_id, score in zip(ids, score_benchmark_many(pairs, metric, workers), strict=True):
-        click.echo(json.dumps({"id": item_id, **score.to_dict()}, ensure_ascii=False))
+    pairs = [(record["id"], record["reference"], record["generated"]) for record in records]
+    for line in score_many(pairs, metric, workers):
+        click.echo(json.dumps(line, ensure_ascii=False))
 
 
 @click.command("setup")

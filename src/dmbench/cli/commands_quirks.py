@@ -9,7 +9,6 @@ from pathlib import Path
 
 import click
 
-from dmbench import core
 from dmbench.api import quirk_tables
 from dmbench.cli._options import sources_option
 
@@ -30,8 +29,6 @@ from dmbench.cli._options import sources_option
 )
 def quirks(sources_dir: Path | None, out_dir: Path) -> None:
     """Tabulate what the compat reading loses against the standard one, per dataset/candidate."""
-    csv, markdown = quirk_tables(sources_dir)
-    core.write_text(out_dir / "quirk_cost.csv", csv)
-    core.write_text(out_dir / "quirk_cost.md", markdown)
+    _csv, markdown = quirk_tables(sources_dir, out_dir)
     click.echo(markdown, nl=False)
     click.echo(f"wrote {out_dir / 'quirk_cost.csv'} and {out_dir / 'quirk_cost.md'}")

@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from dmbench import core
-from dmbench.api import DEFAULT_BASE_URL, DESCRIPTOR, Package, fetch_sources, write_metadata
+from dmbench.api import DEFAULT_BASE_URL, Package, fetch_sources, write_metadata
 from dmbench.cli._options import elapsed, package_option, sources_option
 
 
@@ -71,10 +71,7 @@ def validate(path: Path | None, as_json: bool, package_dir: Path | None) -> None
     """
     if path is not None and package_dir is not None:
         raise click.UsageError("give the package as PATH or as --package DIR, not both")
-    target = core.package_dir(path or package_dir)
-    if target.name == DESCRIPTOR:
-        target = target.parent
-    report = Package(target).validate()
+    report = Package(core.package_dir(path or package_dir)).validate()
     click.echo(json.dumps(report.to_dict(), indent=2) if as_json else report.render())
     if not report.valid:
         raise SystemExit(1)

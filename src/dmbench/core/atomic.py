@@ -10,6 +10,7 @@ from typing import Any
 
 
 def write_bytes(path: Path, data: bytes) -> None:
+    """Write aside, fsync and rename over ``path``: a reader or a crash never sees half a file."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
@@ -25,6 +26,7 @@ def write_bytes(path: Path, data: bytes) -> None:
 
 
 def write_text(path: Path, text: str) -> None:
+    """UTF-8 text written atomically, as every file dmbench writes is."""
     write_bytes(path, text.encode("utf-8"))
 
 
@@ -34,4 +36,5 @@ def json_text(data: Any) -> str:
 
 
 def write_json(path: Path, data: Any) -> None:
+    """``data`` as dmbench's one JSON layout, written atomically, so reruns diff clean."""
     write_text(path, json_text(data))

@@ -6,4 +6,5 @@ from datetime import UTC, datetime
 
 
 def now_utc() -> str:
+    """The time stamps runs and judge runs record: UTC to the microsecond, one format everywhere."""
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")

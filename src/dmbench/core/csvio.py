@@ -23,6 +23,8 @@ _CELL_LIMIT = 2**31 - 2
 
 
 def cell(value: Any) -> str:
+    """One CSV cell as the package writes it: empty for None, ``true``/``false``, floats
+    round-tripping through ``repr``, so the files read back to the same values."""
     if value is None:
         return ""
     if isinstance(value, bool):
@@ -33,6 +35,8 @@ def cell(value: Any) -> str:
 
 
 def csv_text(fields: Iterable[str], rows: Iterable[Mapping[str, Any]]) -> str:
+    """Rows as CSV text with CRLF line ends (RFC 4180, as frictionless reads it), ``fields``
+    in order and a missing field empty."""
     fields = tuple(fields)
     buffer = io.StringIO(newline="")
     writer = csv.writer(buffer, lineterminator="\r\n")
@@ -43,6 +47,7 @@ def csv_text(fields: Iterable[str], rows: Iterable[Mapping[str, Any]]) -> str:
 
 
 def write_csv(path: Path, fields: Iterable[str], rows: Iterable[Mapping[str, Any]]) -> None:
+    """A package table written atomically, so a reader never meets a half-written table."""
     atomic.write_text(path, csv_text(fields, rows))
 
 

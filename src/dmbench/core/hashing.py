@@ -9,14 +9,17 @@ from typing import BinaryIO
 
 
 def sha256_bytes(data: bytes) -> str:
+    """The hex digest every hash in the package (files, prompts, diagrams) is written as."""
     return hashlib.sha256(data).hexdigest()
 
 
 def sha256_text(text: str) -> str:
+    """The digest of text as its UTF-8 bytes: what caches and prompt ids are keyed by."""
     return sha256_bytes(text.encode("utf-8"))
 
 
 def file_sha256(path: Path) -> str:
+    """A file's sha256, read in chunks, as the pins and the deposit's checksums compare it."""
     return file_digest(path, "sha256")
 
 
@@ -27,6 +30,7 @@ def file_digest(path: Path, algorithm: str) -> str:
 
 
 def stream_digest(stream: BinaryIO, algorithm: str = "sha256") -> str:
+    """A digest of a stream read in 1 MiB chunks, so a large archive is never held in memory."""
     digest = hashlib.new(algorithm)
     for chunk in iter(lambda: stream.read(1 << 20), b""):
         digest.update(chunk)

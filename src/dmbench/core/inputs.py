@@ -28,6 +28,7 @@ BOM = b"\xef\xbb\xbf"
 
 
 def display_name(path: Path | str) -> str:
+    """The name an error gives a user's file: ``<stdin>`` for ``-``, else the path given."""
     return "<stdin>" if str(path) == STDIN else str(path)
 
 
@@ -193,6 +194,8 @@ def _json_repr(value: Any) -> str:
 
 
 def read_text(path: Path | str) -> str:
+    """A user's file (``-``: stdin) as text; bytes that are not UTF-8 are a one-line error
+    naming the file, not a traceback."""
     return decode(read_bytes(path), display_name(path))
 
 

@@ -12,6 +12,7 @@ from dmbench._version import __version__
 
 @cache
 def git_commit() -> str | None:
+    """The checkout's commit, so a run records exactly which code made it (None outside git)."""
     here = Path(__file__).resolve().parent
     try:
         out = subprocess.run(
@@ -32,6 +33,8 @@ def git_commit() -> str | None:
 
 
 def code_provenance() -> dict[str, str | None]:
+    """Version, commit and Python of the code at work: recorded in every run, so a result
+    names what produced it."""
     return {
         "dmbench_version": __version__,
         "dmbench_commit": git_commit(),

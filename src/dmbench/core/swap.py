@@ -75,6 +75,8 @@ def finish_interrupted_swap(home: Path) -> None:
 
 
 def has_interrupted_swap(home: Path) -> bool:
+    """Whether a swap in ``home`` was interrupted before its cleanup, so the next writer
+    finishes it rather than leaving the retired folder behind."""
     return any(Path(home).glob(f"{RETIRED_PREFIX}*"))
 
 

@@ -25,6 +25,7 @@ from dmbench.core import atomic, paths
 from dmbench.core.registry import check_safe_name
 from dmbench.errors import InputError, OptionError, PackageError, UnknownNameError
 from dmbench.judge import (
+    JUDGE,
     Judge,
     JudgeOptions,
     judge_pairs,
@@ -78,6 +79,7 @@ BUNDLE_METRICS = (PUBLISHED_METRIC, STANDARD_METRIC)
 
 @dataclass(frozen=True, slots=True)
 class ScoringResult:
+    """What a rescoring did, for the command's summary line and the main job's stage report."""
     metric: str
     runs: int
     records: int
@@ -151,6 +153,7 @@ def score_metrics(
 
 @dataclass(frozen=True, slots=True)
 class ImportedBundle:
+    """The run a bundle brought in and its scores here, so the caller can report both."""
     run_id: str
     records: int
     scored: list[ScoringResult]
@@ -364,8 +367,7 @@ def judge_package(
     ``on_start(run, total)`` is told the run and how many instances it has in all;
     ``retry_failed`` asks again about the instances a previous stretch recorded as failed;
     ``on_warning`` hears of a judge sharing a judged LLM's model family (it may prefer it)."""
-    if sum((bool(run_ids), canonical, study)) != 1:
-        raise OptionError("give exactly one of --runs, --canonical and --study")
+    JUDGE.chosen_mode(runs=bool(run_ids), canonical=canonical, study=study)
     criteria, options = judges[0].criteria, judges[0].options
     if study:
         require_package(package_dir)

@@ -42,6 +42,7 @@ from dmbench.tables.validity import ValidityTable, validity_table, write_validit
 
 @dataclass(frozen=True, slots=True)
 class StageResult:
+    """One stage of the main job as it finished: its report line, and whether the job may go on."""
     name: str
     seconds: float
     ok: bool

@@ -101,6 +101,8 @@ def blind_form(plantuml: str, reference: bool = False) -> BlindForm:
 
 
 def write_blind(diagram: Diagram) -> str:
+    """The diagram in the judge's blind form: classes and enums sorted by name and no layout,
+    so neither position nor the author's style can tell output from reference."""
     declared = {c.name: c for c in diagram.classes}
     enums = {e.name for e in diagram.enums}
     classes = [declared.get(name, Class(name)) for name in diagram.all_class_names
@@ -120,7 +122,7 @@ def _key(name: str) -> tuple[str, str]:
 
 
 def _relationship_key(rel: Relationship) -> tuple:
-    ends = rel.association_members or (rel.source, rel.target)
+    ends: tuple[str, ...] = rel.association_members or (rel.source, rel.target)
     if _undirected(rel):
         ends = tuple(sorted(ends, key=_key))
     return (*(_key(end) for end in ends), _KIND_ORDER[rel.kind], rel.label or "")

@@ -28,6 +28,7 @@ _TOLERANCE = 1e-9
 
 @dataclass(frozen=True, slots=True)
 class Criterion:
+    """One scored criterion with its weight: the judge rates it 1-10 for each diagram."""
     id: str
     name: str
     weight: float
@@ -37,6 +38,7 @@ class Criterion:
 
 @dataclass(frozen=True, slots=True)
 class Dimension:
+    """A group of criteria whose weighted sums make one part of S_final."""
     id: str
     name: str
     criteria: tuple[Criterion, ...]
@@ -44,6 +46,8 @@ class Dimension:
 
 @dataclass(frozen=True, slots=True)
 class Criteria:
+    """A criteria file as read and checked: its dimensions, per-type weights and the bytes a
+    judge run keeps, so the run can be re-read with the criteria it used."""
     id: str
     version: str
     type_column: str
@@ -70,6 +74,7 @@ class Criteria:
 
 
 def schema() -> dict[str, Any]:
+    """The JSON schema a criteria file is checked against before any judge sees it."""
     text = resources.files("dmbench.judge").joinpath("schemas", CRITERIA_SCHEMA).read_text("utf-8")
     return json.loads(text)
 

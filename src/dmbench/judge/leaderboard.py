@@ -144,6 +144,7 @@ def board_id(settings: dict[str, Any]) -> str:
 
 
 def board_title(settings: dict[str, Any], controls: Sequence[str] = ()) -> str:
+    """A board's heading from its settings, so two boards that differ say how."""
     orders = "both orders" if settings["orders"] == 2 else "one order"
     title = (f"judge {' + '.join(settings['judges'])}, criteria {settings['criteria_id']} "
              f"{settings['criteria_version']}, {settings['view']} view, {orders}, "
@@ -206,7 +207,7 @@ def _entry(
         "orders": settings["orders"],
         **_order_stats(rows),
         "alpha": panel_alpha(rows, judges),
-        "self_preference": bool(llm) and model_family(llm) in families,
+        "self_preference": model_family(llm) in families if llm else False,
         "types": {t: fmean(v) for t, v in sorted(by_type.items())},
         "dimensions": {d: fmean(by_dimension[d]) for d in dimension_order if by_dimension[d]},
         "settings": {k: settings[k] for k in (
@@ -285,6 +286,7 @@ def leaderboard_boards(package: PackageSource, judge_run_id: str | None = None) 
         number = board_id(settings)
         groups: dict[tuple[str, str | None], dict[str, dict[str, Any]]] = defaultdict(dict)
         judged_by: dict[tuple[str, str | None], list[JudgeRun]] = defaultdict(list)
+        key_of: tuple[str, str | None]
         for run in board_runs:
             for row in run.rows():
                 if row["run_id"] is None:

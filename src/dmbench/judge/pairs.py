@@ -6,7 +6,7 @@ No package is needed; the reply cache goes where ``--package`` says, as for ``ge
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import IO, Any
 
 from dmbench.core.inputs import json_line
@@ -38,7 +38,8 @@ def read_pairs(handle: IO[bytes] | IO[str], source: str = "<pairs>") -> list[Ins
     The judge's caption is the pair's ``caption``, or none."""
     instances: list[Instance] = []
     seen: set[str] = set()
-    for number, line in enumerate(handle, start=1):
+    lines: Iterable[bytes | str] = handle
+    for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         where = f"{source}, line {number}"
@@ -65,6 +66,7 @@ def read_pairs(handle: IO[bytes] | IO[str], source: str = "<pairs>") -> list[Ins
 
 
 def pair_line(judged: Judged) -> dict[str, Any]:
+    """One ``--pairs`` result line: the scores and each judgement's fields, nothing stored."""
     return {
         "id": judged.instance.id,
         "failed": judged.failed,
@@ -84,5 +86,6 @@ def judge_pairs(
     judges: Sequence[Judge], instances: Sequence[Instance], workers: int = 1,
     question: str = SCORE,
 ) -> Iterator[dict[str, Any]]:
+    """Judge the user's own pairs, one result per pair in input order, for ``--pairs``."""
     for judged in judge_in_order(judges, instances, workers, question):
         yield pair_line(judged)

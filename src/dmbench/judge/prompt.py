@@ -116,6 +116,7 @@ FORBIDDEN = (
 
 
 def criteria_block(criteria: Criteria) -> str:
+    """The criteria as the prompt lists them, one line each, so every template shows them alike."""
     return "\n".join(
         f"- {c.id} ({c.name}): {c.description}" for c in criteria.criteria
     )

@@ -23,6 +23,7 @@ def ratio(generated: float, reference: float) -> float:
 
 @dataclass(frozen=True, slots=True)
 class Scored:
+    """The protocol's scores of one judgement: both diagrams' weighted sums and S_final."""
     s_generated: float
     s_reference: float
     s_final: float

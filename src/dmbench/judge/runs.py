@@ -45,6 +45,7 @@ from dmbench.judge.judging import (
 from dmbench.judge.prompt import DETECT, PROMPT_VERSION, SCORE, template_sha256
 from dmbench.judge.views import DEFAULT_VIEW
 from dmbench.runs.jsonl import append_line, json_line, read_rows
+from dmbench.runs.opened import OpenedPackage
 from dmbench.runs.store import (
     JUDGE_RUN_PREFIX,
     RUN_FILE,
@@ -130,20 +131,14 @@ def _instance(key: str, record: BenchmarkRecord, generated: str, criteria: Crite
 
 
 def select_judged_runs(package_dir: Path, run_ids: Sequence[str], canonical: bool) -> list[Run]:
-    """The stored runs named (in the order given), or every canonical run."""
-    stored = {run.info.run_id: run for run in list_runs(package_dir)}
-    if canonical:
-        chosen = [run for run in stored.values() if run.info.canonical]
-        if not chosen:
-            raise PackageError(f"{package_dir}: no canonical runs", hint="run `dmbench build`")
-        return chosen
-    unknown = [run_id for run_id in run_ids if run_id not in stored]
-    if unknown:
-        raise UnknownNameError(
-            f"{package_dir}: no run {', '.join(map(repr, unknown))}",
-            hint="data/runs.csv lists the run ids",
-        )
-    return [stored[run_id] for run_id in dict.fromkeys(run_ids)]
+    """The stored runs named (in the order given, looked up as scoring looks them up, so an
+    unknown one is the same error), or every canonical run."""
+    if not canonical:
+        return OpenedPackage(package_dir).select_runs(run_ids)
+    chosen = [run for run in list_runs(package_dir) if run.info.canonical]
+    if not chosen:
+        raise PackageError(f"{package_dir}: no canonical runs", hint="run `dmbench build`")
+    return chosen
 
 
 def judge_settings(
@@ -174,6 +169,7 @@ def question_of(control: str | None) -> str:
 
 
 def run_view(run: JudgeRun) -> str:
+    """The view a judge run used; runs stored before views existed were text."""
     return run.info["settings"].get("view", DEFAULT_VIEW)
 
 
@@ -185,6 +181,9 @@ def judge_run_id(settings: dict[str, Any]) -> str:
 
 
 class JudgeRun:
+    """A judge run's folder and its ``run.json`` info: where judgements are appended,
+    resumed and read back for the leaderboard."""
+
     def __init__(self, path: Path, info: dict[str, Any], package_dir: Path | None = None) -> None:
         self.path = path
         self.info = info
@@ -260,10 +259,12 @@ def _row(data: Any) -> dict[str, Any]:
 
 
 def is_judge_run(path: Path) -> bool:
+    """Whether a folder under ``runs/`` is a judge run rather than a generated run."""
     return path.name.startswith(JUDGE_RUN_PREFIX) and (path / RUN_FILE).is_file()
 
 
 def load_judge_run(path: Path) -> JudgeRun:
+    """A stored judge run, with an unreadable ``run.json`` a one-line package error."""
     run_file = Path(path) / RUN_FILE
     try:
         info = parse_json(run_file.read_text("utf-8"))
@@ -284,6 +285,7 @@ def list_judge_runs(package_dir: Path, study: bool = False) -> list[JudgeRun]:
 
 
 def find_judge_run(package_dir: Path, run_id: str) -> JudgeRun:
+    """The judge run named ``run_id``, or an error listing the judge runs there are."""
     path = Path(package_dir) / RUNS_DIR / run_id
     if not is_judge_run(path):
         known = ", ".join(r.run_id for r in list_judge_runs(package_dir)) or "none"
@@ -359,6 +361,7 @@ def publish(run: JudgeRun) -> JudgeRun:
 
 
 def judged_row(target: Target, judged: Judged) -> dict[str, Any]:
+    """The stored row of one judged instance of a run's output: what the leaderboard reads."""
     return {
         "instance": target.instance.id,
         "run_id": target.run_id,

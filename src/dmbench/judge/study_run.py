@@ -27,6 +27,8 @@ JUDGED_ELEMENTS = {"class": "CA", "attribute": "CA", "association": "LA"}
 
 @dataclass(frozen=True, slots=True)
 class StudyPair:
+    """One human-rated pair of the metric study as a judge target, with the experts' F1,
+    so the judge's S_final can be set beside it."""
     target: Target
     model: str
     setting: str

@@ -24,6 +24,7 @@ from dmbench.plantuml.model import Diagram, Enum
 
 @dataclass(frozen=True, slots=True)
 class Attribute:
+    """An attribute as metrik-4 compares it: name, type and modifier only."""
     name: str
     type: str
     modifier: str
@@ -31,12 +32,14 @@ class Attribute:
 
 @dataclass(frozen=True, slots=True)
 class Class:
+    """A class as metrik-4 compares it: its name and its attributes, nothing of layout."""
     name: str
     attributes: tuple[Attribute, ...]
 
 
 @dataclass(frozen=True, slots=True)
 class Edge:
+    """A relationship between two classes as metrik-4 matches it, with its ownership kind."""
     source: str
     target: str
     name: str
@@ -45,6 +48,7 @@ class Edge:
 
 @dataclass(frozen=True, slots=True)
 class Normalised:
+    """A diagram reduced to what metrik-4 scores, so both diagrams of a pair compare alike."""
     classes: tuple[Class, ...]
     associations: tuple[Edge, ...]
     dependencies: tuple[Edge, ...]
@@ -100,8 +104,8 @@ def normalise(diagram: Diagram) -> Normalised:
             associations.append(Edge(rel.source, rel.target, name, ownership))
 
     first_of_name: dict[str, Class] = {}
-    for cls in classes:
-        first_of_name.setdefault(cls.name, cls)
+    for kept in classes:
+        first_of_name.setdefault(kept.name, kept)
     return Normalised(
         classes=tuple(first_of_name.values()),
         associations=tuple(dict.fromkeys(associations)),

@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 import re
 from functools import cache
+from typing import Any
 
 from dmbench.metrics._tagger import perceptron_tagger
 from dmbench.metrics._wordnet_reader import SynsetId, import_nltk, lean_wordnet
@@ -68,7 +69,7 @@ class WordSimilarity:
         from nltk.corpus import stopwords
 
         self._wordnet = lean_wordnet()
-        self._tagger = None
+        self._tagger: Any = None
         self._stopwords = frozenset(stopwords.words("english"))
         self._wu_palmer = WuPalmer(self._wordnet)
         self._lemmas: dict[str, tuple[str, ...]] = {}

@@ -216,7 +216,7 @@ class WuPalmer:
     def _value(self, first: _Node, second: _Node, subsumer: _Subsumer) -> float:
         """``2 * depth / (len1 + len2)``; the sum makes it symmetric in the two synsets."""
         need_root = not (first.is_noun and second.is_noun)
-        depth = (0 if subsumer == ROOT else self._max_depth[subsumer]) + 1
+        depth = (0 if isinstance(subsumer, str) else self._max_depth[subsumer]) + 1
         length1 = self._distance(first, subsumer, need_root) + depth
         length2 = self._distance(second, subsumer, need_root) + depth
         return (2.0 * depth) / (length1 + length2)
@@ -225,7 +225,7 @@ class WuPalmer:
         """NLTK's ``shortest_path_distance`` from a synset to one of its ancestors."""
         if node.synset == subsumer:
             return 0
-        if subsumer == ROOT:
+        if isinstance(subsumer, str):  # ROOT, the only named subsumer
             return node.root_distance
         key = (node.synset, subsumer)
         best = self._distances.get(key)

@@ -150,7 +150,8 @@ def _map_classes(
     gen_names = [c.name for c in generated]
     distances = [[levenshtein(ref.name, name) for name in gen_names] for ref in reference]
     attribute_names = [frozenset([a.name for a in gen.attributes]) for gen in generated]
-    close, contained = [], []
+    close: list[tuple[tuple[int, float, str, str], Class, Class]] = []
+    contained: list[tuple[tuple[int, float, str, str], Class, Class]] = []
     for ref, row in zip(reference, distances):
         for j, distance in enumerate(row):
             gen_name = gen_names[j]
@@ -224,13 +225,13 @@ def _relationship_mistakes(
     mistakes: set[frozenset[str]] = set()
     used_ref: set[int] = set()
     used_gen: set[int] = set()
-    for _key, i, j, inverted in sorted(candidates, key=lambda c: c[0]):
+    for _key, i, j, flipped in sorted(candidates, key=lambda c: c[0]):
         if i in used_ref or j in used_gen:
             continue
         used_ref.add(i)
         used_gen.add(j)
         r, s = ref_rels[i], gen_rels[j]
-        if inverted or r.kind != s.kind or not _same_cardinalities(r, s, inverted):
+        if flipped or r.kind != s.kind or not _same_cardinalities(r, s, flipped):
             mistakes.add(frozenset((r.source, r.target)))
     unmapped = [r for i, r in enumerate(ref_rels) if i not in used_ref]
     unmapped += [s for j, s in enumerate(gen_rels) if j not in used_gen]

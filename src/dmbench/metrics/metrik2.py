@@ -61,6 +61,7 @@ class Edge:
 
 @dataclass(frozen=True, slots=True)
 class Substitution:
+    """One vertex substitution of the graph edit and its cost, shown by ``--explain``."""
     reference: str
     generated: str
     cost: float
@@ -96,6 +97,7 @@ class Assignment:
 
 @dataclass(frozen=True, slots=True)
 class Explanation:
+    """metrik-2's matching and penalties, from which its three scores follow."""
     vertices: Assignment
     edges: Assignment
     attribute_penalty: float
@@ -170,7 +172,7 @@ def compare(reference: Diagram, generated: Diagram) -> Explanation:
 
 def _add(values: Sequence[float]) -> float:
     """Left-to-right float sum from integer 0, as Python 3.11's ``sum`` (3.12 compensates)."""
-    total = 0
+    total: float = 0
     for value in values:
         total = total + value
     return float(total)

@@ -401,7 +401,7 @@ def _attribute_count_similarity(first: ClassGraph, second: ClassGraph) -> float:
 def _relationship_key(kind: str, source: str, target: str) -> tuple[str, str, str]:
     ends = (_norm(source), _norm(target))
     if kind in ("association", "inheritance"):
-        ends = tuple(sorted(ends))
+        ends = (min(ends), max(ends))
     return (ends[0], ends[1], kind)
 
 

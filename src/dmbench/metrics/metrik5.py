@@ -228,7 +228,7 @@ def first_path_cost(first: ClassGraph, second: ClassGraph) -> int:
     steps: list[Step] = list(enumerate(partners))
     placed = {j for j in partners if j is not None}
     steps += [(None, j) for j in range(len(second.nodes)) if j not in placed]
-    pending = (first.edges, second.edges)
+    pending: tuple[Sequence[Edge], Sequence[Edge]] = (first.edges, second.edges)
     done: list[Step] = []
     cost = 0
     for u, v in steps:
@@ -269,11 +269,11 @@ def exact_cost(first: ClassGraph, second: ClassGraph) -> int:
         if not tiny and bound >= best:
             return
         if len(ours) <= len(theirs):
-            v = theirs[0]
-            options: list[Step] = [(u, v) for u in ours] + [(None, v)]
+            first_theirs = theirs[0]
+            options: list[Step] = [(u, first_theirs) for u in ours] + [(None, first_theirs)]
         else:
-            u = ours[0]
-            options = [(u, v) for v in theirs] + [(u, None)]
+            first_ours = ours[0]
+            options = [(first_ours, v) for v in theirs] + [(first_ours, None)]
         for u, v in options:
             step_cost, rest = _step(pending, done, u, v)
             done.append((u, v))

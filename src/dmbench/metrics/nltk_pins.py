@@ -114,6 +114,8 @@ class PinRecord:
 
 
 def pin_record_path() -> Path | None:
+    """Where the checked NLTK pins are remembered, so later processes skip hashing the data
+    (None without a user cache)."""
     folder = derived_cache_dir()
     return folder / "nltk-pins.json" if folder else None
 

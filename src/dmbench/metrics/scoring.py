@@ -41,6 +41,7 @@ METRIK3_BOUND = (30, 90)
 
 @dataclass(frozen=True, slots=True)
 class Scores:
+    """The three published scores of one pair, in the paper's order."""
     class_score: float
     attribute_score: float
     association_score: float
@@ -204,6 +205,7 @@ DEFAULT_METRIC = PUBLISHED_METRIC
 
 
 def get_metric(name: str) -> Metric:
+    """The metric registered as ``name``; an unknown name is an error listing the known ones."""
     return METRICS[name]
 
 

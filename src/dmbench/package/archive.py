@@ -30,6 +30,7 @@ ZIP_EPOCH_MIN = 315532800  # 1980-01-01, the earliest time a zip member can carr
 
 @dataclass(frozen=True, slots=True)
 class Member:
+    """One file of a reproducible zip: name, bytes and whether it is executable."""
     name: str
     data: bytes
     executable: bool = False
@@ -197,6 +198,8 @@ def extract_zip(archive: Path, target: Path, sizes: Mapping[str, int] | None = N
 
 @dataclass(frozen=True, slots=True)
 class GitState:
+    """The checkout a deposit is built from: its commit (whose time stamps every zip member)
+    and what is uncommitted, which a release refuses."""
     commit: str
     commit_epoch: int
     dirty: tuple[str, ...]
@@ -218,6 +221,7 @@ def _git(root: Path, *args: str) -> bytes:
 
 
 def git_state(root: Path) -> GitState:
+    """The checkout's commit, its time and uncommitted changes, read from git."""
     commit = _git(root, "rev-parse", "HEAD").decode().strip()
     epoch = int(_git(root, "log", "-1", "--format=%ct", "HEAD").decode().strip())
     status = _git(root, "status", "--porcelain").decode("utf-8", "replace").splitlines()

@@ -39,6 +39,7 @@ from dmbench.sources.records import (
 
 @dataclass(frozen=True, slots=True)
 class BuildResult:
+    """What a build made and kept, for the command's summary and the main job's report."""
     package_dir: Path
     records: int
     runs_imported: int

@@ -46,6 +46,7 @@ _DS1, _DS2 = (DATASETS[name].expected_records for name in ("ds1", "ds2"))
 
 @dataclass(frozen=True, slots=True)
 class ResourceSpec:
+    """One table of the package as ``datapackage.json`` declares it, with its schema file."""
     name: str
     path: str
     title: str
@@ -109,6 +110,8 @@ RESOURCES = (
 
 
 def write_prompts_table(package_dir: Path) -> None:
+    """``data/prompts.csv``: each prompt file with its candidate, role and sha256, so a run's
+    prompt hashes can be traced to the files."""
     rows = []
     for prompt in PROMPTS.values():
         path = Path(package_dir) / PROMPTS_DIR / prompt.name
@@ -170,6 +173,8 @@ def write_files_table(
     tabular: Iterable[str] = (),
     root_files: Iterable[str] = (),
 ) -> None:
+    """``data/files.csv``: every file of the package with its kind and sha256, so a copy can be
+    checked file by file."""
     rows = [
         {
             "path": rel,
@@ -183,6 +188,7 @@ def write_files_table(
 
 
 def resource_descriptor(package_dir: Path, spec: ResourceSpec) -> dict[str, Any]:
+    """A table's entry in ``datapackage.json``: its schema, format and the file's hash and size."""
     path = Path(package_dir) / spec.path
     return {
         "name": spec.name,

@@ -55,6 +55,8 @@ class ModelRuns:
 
 @dataclass(frozen=True, slots=True)
 class Facts:
+    """What the package holds, counted once from its tables, for the README, the report and
+    the deposit's description."""
     datasets: tuple[tuple[str, int], ...]
     """(dataset, records) in the order of the records table."""
     runs: int

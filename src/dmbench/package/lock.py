@@ -24,6 +24,8 @@ LOCK_FILE = ".dmbench-lock"
 
 @contextmanager
 def package_lock(package_dir: Path) -> Iterator[None]:
+    """Hold the package for one writer: a second command that would write it is refused with
+    a message, not left to interleave."""
     path = Path(package_dir) / LOCK_FILE
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     try:

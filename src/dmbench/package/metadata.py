@@ -146,6 +146,7 @@ def _doi_url(doi: str) -> str:
 
 
 def package_sources() -> list[dict[str, Any]]:
+    """The upstream repositories at their pinned commits, as ``datapackage.json`` cites them."""
     bench = repository(BENCHMARK_REPO)
     metrics = repository(METRICS_REPO)
     return [
@@ -238,6 +239,7 @@ def _contributor(author: Person) -> dict[str, Any]:
 
 
 def related_identifiers(citation: Citation) -> list[dict[str, str]]:
+    """The paper, the metric study and the corpora the deposit relates to, by DOI."""
     code = (
         [{"identifier": citation.repository_code, "relation": "isSupplementedBy", "scheme": "url"}]
         if citation.repository_code
@@ -335,6 +337,7 @@ def requirements() -> list[str]:
 
 
 def codemeta(citation: Citation, description: str = SOFTWARE_DESCRIPTION) -> dict[str, Any]:
+    """``codemeta.json``'s content, from the one metadata source every file is written from."""
     entry = {
         "@context": "https://w3id.org/codemeta/3.0",
         "@type": "SoftwareSourceCode",
@@ -365,6 +368,7 @@ def _zenodo_creator(author: Person) -> dict[str, str]:
 
 
 def zenodo(citation: Citation, description: str = DESCRIPTION) -> dict[str, Any]:
+    """``.zenodo.json``'s content, so the deposit's record says what CITATION.cff says."""
     return {
         "upload_type": "dataset",
         "title": TITLE,

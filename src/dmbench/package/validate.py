@@ -63,6 +63,7 @@ def run_json_validator(package_dir: Path | None = None) -> jsonschema.Draft20201
 
 @dataclass(frozen=True, slots=True)
 class Issue:
+    """One thing wrong with a package: its kind, the message and where."""
     type: str
     message: str
     location: str
@@ -70,6 +71,7 @@ class Issue:
 
 @dataclass(slots=True)
 class Report:
+    """Validation as data: every issue found and every check run, ``valid`` when none failed."""
     package: str
     issues: list[Issue] = field(default_factory=list)
     checks: list[str] = field(default_factory=list)

@@ -36,12 +36,16 @@ class Draft:
 
 @dataclass(frozen=True, slots=True)
 class UploadedFile:
+    """A file as Zenodo stored it, with the md5 an upload is compared by."""
     name: str
     bytes: int
     md5: str
 
 
 class ZenodoClient:
+    """The few Zenodo REST calls a deposit needs (draft, DOI, upload, checksums), over
+    urllib, so a fake server can stand in for it in tests."""
+
     def __init__(self, api_url: str, token: str, timeout: float = TIMEOUT_SECONDS) -> None:
         self.api_url = api_url.rstrip("/")
         self._token = token

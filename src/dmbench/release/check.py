@@ -86,6 +86,8 @@ NOT_ANCHORED = (
 
 @dataclass(slots=True)
 class CheckReport:
+    """The downloader's check as data: what was found, how it differs from the published
+    files, and whether it holds and is anchored."""
     package: str
     lines: list[str] = field(default_factory=list)
     differences: list[Difference] = field(default_factory=list)

@@ -120,6 +120,7 @@ DOI_PATTERN = re.compile(r"^10\.\d{4,9}/\S+$")
 
 @dataclass(frozen=True, slots=True)
 class Deposit:
+    """The deposit's files as built, with the DOI and commit they were built for."""
     out_dir: Path
     files: tuple[Path, ...]
     """Package zip, code zip (wheels zip), metadata, checksums: what goes to Zenodo."""
@@ -144,6 +145,7 @@ def refuse_dirty(dirty: tuple[str, ...], draft: bool) -> None:
 
 
 def refuse_doi(doi: str, draft: bool) -> None:
+    """Refuse a malformed DOI, and the placeholder outside a draft, before anything is built."""
     if not DOI_PATTERN.match(doi):
         raise PackageError(f"{doi!r} is not a DOI (10.<registrant>/<suffix>)")
     if doi == DOI_PLACEHOLDER and not draft:
@@ -479,6 +481,7 @@ def build_deposit(
 
 @dataclass(frozen=True, slots=True)
 class Upload:
+    """An uploaded deposit: the files built, the Zenodo draft and what Zenodo stored."""
     deposit: Deposit
     draft: Draft
     files: tuple[UploadedFile, ...]

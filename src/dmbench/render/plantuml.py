@@ -121,6 +121,8 @@ class Rendering:
 
 @dataclass(frozen=True, slots=True)
 class RenderBatch:
+    """What one PlantUML batch drew or took from the cache, with PlantUML's verdict per
+    diagram, for the report and the validity table."""
     renderings: dict[str, Rendering]
     """By sha256 of the PlantUML source."""
     drawn: int
@@ -162,6 +164,8 @@ def cache_dir_for(package_dir: Path) -> Path:
 
 
 def find_java() -> str:
+    """The Java that runs the pinned PlantUML (``$JAVA_HOME`` first), or an error saying how
+    to install one."""
     java_home = os.environ.get("JAVA_HOME")
     if java_home and os.access(Path(java_home) / "bin" / "java", os.X_OK):
         return str(Path(java_home) / "bin" / "java")
@@ -172,6 +176,8 @@ def find_java() -> str:
 
 
 def find_dot() -> str:
+    """Graphviz's ``dot``, which PlantUML lays class diagrams out with, or an error saying how
+    to install it."""
     found = shutil.which("dot")
     if found is None:
         raise MissingPrerequisiteError(NO_DOT, hint=DOT_HINT)

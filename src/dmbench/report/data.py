@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 from dmbench.candidates import CANDIDATES
 from dmbench.core.hashing import sha256_text
@@ -210,6 +211,7 @@ def shown_once(outputs: tuple[Output, ...]) -> tuple[Shown, ...]:
 
 @dataclass(frozen=True, slots=True)
 class RecordView:
+    """One record's page as data: the record and, per shown cell, its runs' outputs."""
     record: BenchmarkRecord
     outputs: tuple[tuple[Cell, tuple[Output, ...]], ...]
     """Per shown cell, its runs' outputs in run order."""
@@ -260,7 +262,8 @@ def _explanation(reference: str, generated: str) -> Explanation | None:
     if not generated.strip():
         return None
     try:
-        return explain(reference, generated, PUBLISHED_METRIC)
+        # The published metric is metrik-4, whose explanation the report's pages show.
+        return cast(Explanation, explain(reference, generated, PUBLISHED_METRIC))
     except MissingPrerequisiteError:
         raise
     except Exception:  # noqa: BLE001 - as in scoring, any metric failure is a rejection, whose

@@ -22,6 +22,8 @@ _SVG_REFERENCE = re.compile(
 
 @dataclass(frozen=True, slots=True)
 class SiteCheck:
+    """The built site's links and images as checked: what is broken, so ``report`` can fail
+    rather than ship a dead link."""
     pages: int
     links: int
     images: int

@@ -106,9 +106,9 @@ def write_drawings(batch: RenderBatch, out_dir: Path, package_dir: Path) -> int:
     refuse_foreign(out_dir, package_dir, "render")
     staging = staging_for(out_dir)
     try:
-        drawn = [r for r in batch.renderings.values() if r.path is not None]
-        for rendering in drawn:
-            shutil.copyfile(rendering.path, staging / f"{rendering.sha256}.svg")
+        drawn = [(r.path, r.sha256) for r in batch.renderings.values() if r.path is not None]
+        for path, sha256 in drawn:
+            shutil.copyfile(path, staging / f"{sha256}.svg")
         swap_in(staging, out_dir, "dmbench render\n")
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)

@@ -29,6 +29,7 @@ _COLOURS = ("#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860", "#
 
 @dataclass(frozen=True, slots=True)
 class Plot:
+    """One figure of the report with its caption and alt text, drawn to SVG once."""
     name: str
     """File name under ``plots/``."""
     title: str

@@ -63,6 +63,7 @@ REPORT_FILES = ("*.html", *_ASSETS, "diagrams", "plots")
 
 @dataclass(frozen=True, slots=True)
 class SiteResult:
+    """What the report build wrote and PlantUML's verdicts, for the command's summary."""
     out_dir: Path
     record_pages: int
     diagrams: int
@@ -115,6 +116,8 @@ class DiagramCounts:
 
 
 def diagram_counts(views: list[RecordView], renderings: dict[str, Rendering]) -> DiagramCounts:
+    """PlantUML's verdicts tallied over the references and the outputs with a diagram, each
+    distinct source once, as the report's build page states them."""
     references = [renderings[sha256_text(v.record.reference)] for v in views]
     everything = [o for v in views for _, runs in v.outputs for o in runs]
     outputs = [renderings[o.sha256] for o in everything if o.has_diagram]
@@ -140,6 +143,7 @@ def diagram_counts(views: list[RecordView], renderings: dict[str, Rendering]) ->
 
 @dataclass(frozen=True, slots=True)
 class BuildInfo:
+    """The versions and counts the report's build page states, so a reader knows what drew it."""
     dmbench_version: str
     plantuml_version: str
     layout: str

@@ -65,6 +65,7 @@ def _check_base_url(base_url: str) -> None:
 
 
 def archive_url(repo: Repository, base_url: str = DEFAULT_BASE_URL) -> str:
+    """The codeload tarball of a pinned repository at its pinned commit (or a mirror's)."""
     return f"{base_url.rstrip('/')}/{repo.owner}/{repo.name}/tar.gz/{repo.commit}"
 
 
@@ -204,7 +205,7 @@ def _truncated(url: str, received: int, declared: str | None) -> str:
 class _Bounded:
     """A read-only stream that refuses to yield more than ``limit`` bytes in total."""
 
-    def __init__(self, inner: IO[bytes], limit: int, label: str) -> None:
+    def __init__(self, inner: IO[bytes] | gzip.GzipFile, limit: int, label: str) -> None:
         self._inner, self._left, self._label = inner, limit, label
         self._limit = limit
 

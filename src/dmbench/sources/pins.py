@@ -17,6 +17,7 @@ METRICS_REPO = "domainModel-Metrics-Comparison"
 
 @dataclass(frozen=True, slots=True)
 class PinnedFile:
+    """One upstream file dmbench reads, pinned by size and sha256, so a changed file is refused."""
     repository: str
     path: str
     bytes: int
@@ -31,6 +32,7 @@ class PinnedFile:
 
 @dataclass(frozen=True, slots=True)
 class Repository:
+    """An upstream repository at the commit dmbench pins, with its licence, DOI and files."""
     name: str
     owner: str
     url: str
@@ -42,6 +44,7 @@ class Repository:
 
 @cache
 def repositories() -> tuple[Repository, ...]:
+    """The pinned repositories as ``pins.json`` lists them: the one record of what is imported."""
     data = json.loads(resources.files("dmbench.sources").joinpath("pins.json").read_text("utf-8"))
     return tuple(
         Repository(
@@ -61,10 +64,12 @@ def repositories() -> tuple[Repository, ...]:
 
 
 def pinned_files() -> tuple[PinnedFile, ...]:
+    """Every pinned file of every repository, for fetching and checking them in one pass."""
     return tuple(f for repo in repositories() for f in repo.files)
 
 
 def repository(name: str) -> Repository:
+    """The pinned repository named ``name``; an unknown name is an error."""
     for repo in repositories():
         if repo.name == name:
             return repo
@@ -72,6 +77,7 @@ def repository(name: str) -> Repository:
 
 
 def pinned(relpath: str) -> PinnedFile:
+    """The pin of the file at ``relpath``, so a reader can check it before trusting it."""
     for pin in pinned_files():
         if pin.relpath == relpath:
             return pin

@@ -26,6 +26,7 @@ from dmbench.sources.pins import (
 
 @dataclass(frozen=True, slots=True)
 class Dataset:
+    """One upstream corpus and how many records it must yield, so a short import fails."""
     name: str
     upstream_name: str
     source_path: str
@@ -61,6 +62,8 @@ RECORD_FIELDS = (
 
 @dataclass(frozen=True, slots=True)
 class BenchmarkRecord:
+    """One benchmark record as ``data/records.csv`` holds it: text, reference and where
+    upstream both came from, pinned by commit and sha256."""
     record_id: str
     dataset: str
     position: int
@@ -113,6 +116,7 @@ def records_from_sources(sources_dir: Path) -> list[BenchmarkRecord]:
 
 
 def write_records(path: Path, records: list[BenchmarkRecord]) -> None:
+    """``data/records.csv`` from the records, in the package's column order."""
     write_csv(path, RECORD_FIELDS, ({n: getattr(r, n) for n in RECORD_FIELDS} for r in records))
 
 

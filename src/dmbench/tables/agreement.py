@@ -50,6 +50,7 @@ AGREEMENT_FIELDS = (
 
 @dataclass(frozen=True, slots=True)
 class AgreementRow:
+    """One metric's agreement with the experts on one element, from one source."""
     metric: str
     element: str
     source: str
@@ -121,6 +122,7 @@ def dmbench_study_scores(
 
 @dataclass(frozen=True, slots=True)
 class StudyClaim:
+    """One of section 3.3's claims and whether the recomputed table bears it out."""
     claim: str
     holds: bool
     measured: str
@@ -296,6 +298,8 @@ def check_study_claims(
 
 @dataclass(frozen=True, slots=True)
 class AgreementTable:
+    """The metric study's consistency table and claims, with what it could not score and the
+    bootstrap settings and library versions that make it reproducible."""
     rows: list[AgreementRow]
     claims: list[StudyClaim]
     excluded: dict[str, dict[str, str]]
@@ -437,10 +441,12 @@ def _f(value: float | None, digits: int = 3) -> str:
 
 
 def agreement_csv(table: AgreementTable) -> str:
+    """The agreement rows as CSV, one row per metric, source and element."""
     return csv_text(AGREEMENT_FIELDS, (r.to_record() for r in table.rows))
 
 
 def agreement_markdown(table: AgreementTable) -> str:
+    """The agreement table and the claims checked against it, for reading."""
     header = [
         "Metric",
         "Source",

@@ -120,6 +120,7 @@ def _multiplicity_pct(corpus: Corpus, reading: str) -> float:
 
 @dataclass(frozen=True, slots=True)
 class Claim:
+    """A number the paper states, to how many digits, and how to measure it from the package."""
     text: str
     claimed: float
     digits: int
@@ -154,6 +155,7 @@ def shown(value: float, digits: int = 2) -> str:
 
 @dataclass(frozen=True, slots=True)
 class ClaimCheck:
+    """A claim beside what the package measures under each reading, and why they differ."""
     claim: Claim
     measured: dict[str, float]
     why: str

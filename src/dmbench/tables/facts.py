@@ -28,6 +28,7 @@ REFERENCES = "references"
 
 @dataclass(frozen=True, slots=True)
 class Scored:
+    """One output with its run and score, the unit the scoring facts are counted over."""
     info: RunInfo
     output: OutputRow
     score: ScoreRow
@@ -49,6 +50,8 @@ def published_records(package: PackageSource) -> Iterator[Scored]:
 
 @dataclass(slots=True)
 class GroupFacts:
+    """How one series' outputs on a dataset failed and were scored, for the errata's
+    scoring facts."""
     candidate: str
     model: str | None
     dataset: str
@@ -101,6 +104,7 @@ def _add_attributes(group: GroupFacts, text: str) -> None:
 
 @dataclass(frozen=True, slots=True)
 class ScoringFacts:
+    """The scoring facts over every series and the references, summed as the errata state them."""
     groups: tuple[GroupFacts, ...]
     references: tuple[GroupFacts, ...]
     runs: int

@@ -50,6 +50,7 @@ _TAIL = ("position_bias", "flip_rate", "mean_abs_order_diff", "alpha", "self_pre
 
 
 def series_name(row: dict[str, Any]) -> str:
+    """A leaderboard row's series as the files name it: candidate, with its LLM when it has one."""
     return f"{row['candidate']}/{row['llm']}" if row["llm"] else row["candidate"]
 
 
@@ -188,6 +189,7 @@ def flat_rows(rows: Sequence[dict[str, Any]]) -> tuple[list[str], list[dict[str,
 
 
 def leaderboard_csv(board: dict[str, Any]) -> str:
+    """The leaderboard's rows flattened for ``leaderboard.csv``."""
     fields, flat = flat_rows(board["rows"])
     return csv_text(fields, flat)
 
@@ -337,6 +339,7 @@ def _controls_markdown(board: dict[str, Any]) -> list[str]:
 
 
 def leaderboard_markdown(board: dict[str, Any]) -> str:
+    """``leaderboard.md``: every board, then the controls, for reading."""
     lines = ["# Judge leaderboard", "", INTRO, ""]
     for summary in board["boards"]:
         lines += _board_markdown(board, summary, board["headline"])
@@ -346,6 +349,7 @@ def leaderboard_markdown(board: dict[str, Any]) -> str:
 
 
 def write_leaderboard(board: dict[str, Any], out_dir: Path, fmt: str) -> Path:
+    """The board as ``leaderboard.md`` or ``leaderboard.csv`` in ``out_dir``, written atomically."""
     path = Path(out_dir) / f"{LEADERBOARD_STEM}.{fmt}"
     text = leaderboard_markdown(board) if fmt == "md" else leaderboard_csv(board)
     atomic.write_text(path, text)

@@ -123,6 +123,7 @@ def _fmt(value: float | None, digits: int) -> str:
 
 
 def table1_markdown(rows: Sequence[CorpusRow]) -> str:
+    """Table 1 (the corpora under both readings) as ``table1.md``, with what its columns count."""
     lines = [f"# {TABLE_TITLES['table1']}", ""]
     lines += [
         "Counts of the expert reference diagrams under each PlantUML reading: `compat` is what",

@@ -73,8 +73,8 @@ def _sample_std(values: np.ndarray) -> float | None:
 
 
 def element_agreement(
-    metric: Sequence[float],
-    human: Sequence[float],
+    metric: Sequence[float] | np.ndarray,
+    human: Sequence[float] | np.ndarray,
     clusters: Sequence[str],
     seed: int = SEED,
     resamples: int = RESAMPLES,

@@ -47,6 +47,7 @@ VALIDITY_FILES = ("validity.csv", "validity.md", "validity.json")
 
 @dataclass(frozen=True, slots=True)
 class ValidityRow:
+    """One series' outputs on a dataset and what PlantUML made of them."""
     series: str
     candidate: str
     llm: str | None
@@ -63,6 +64,7 @@ class ValidityRow:
 
 @dataclass(frozen=True, slots=True)
 class ValidityTable:
+    """PlantUML's verdict per series and dataset, with the version and layout that gave it."""
     plantuml_version: str
     layout: str
     rows: tuple[ValidityRow, ...]

@@ -1,7 +1,6 @@
-"""dmbench from Python: one object per data package, and the two functions a notebook needs most.
+"""``Package``, the API's one object per data package, and the verbs that need the whole stack.
 
-The command line is a thin layer over these calls. Tables come back as pandas DataFrames with
-the package's own column names and a plain range index, read fresh on every call.
+``dmbench.api`` loads this module on first use of one of its names (see its docstring).
 """
 
 from __future__ import annotations
@@ -14,7 +13,8 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from dmbench.candidates import CandidateSpec
-from dmbench.core import paths
+from dmbench.core import atomic, paths
+from dmbench.errors import OptionError, PackageError
 from dmbench.flows.changes import (
     ImportedBundle,
     ScoringResult,
@@ -32,15 +32,12 @@ from dmbench.flows.reproduce import StageResult
 from dmbench.flows.reproduce import reproduce as run_pipeline
 from dmbench.inspect_eval import ImportedRun, import_inspect_logs
 from dmbench.judge import JUDGE, JudgeOptions
-from dmbench.judge.runs import CONTROLS, JudgeRun
+from dmbench.judge.runs import JudgeRun
 from dmbench.judge.runs import Progress as JudgeProgress
-from dmbench.judge.views import VIEWS
-from dmbench.llm.llm_candidate import CUT
-from dmbench.metrics import DEFAULT_METRIC, METRICS, Scores, compute
+from dmbench.metrics import DEFAULT_METRIC
 from dmbench.package import BuildResult, Report, load_records, require_package, validate_package
 from dmbench.package import build as build_package
 from dmbench.package.descriptor import DESCRIPTOR
-from dmbench.package.metadata import write_metadata
 from dmbench.package.tables import (
     JUDGEMENTS_PATH,
     OUTPUTS_PATH,
@@ -49,10 +46,8 @@ from dmbench.package.tables import (
     TABLE_FIELDS,
     run_table_rows,
 )
-from dmbench.package.zenodo import API_URLS, TOKEN_ENV, ZenodoClient
+from dmbench.package.zenodo import API_URLS, ZenodoClient
 from dmbench.package.zipped import opened_package
-from dmbench.plantuml import DEFAULT_READING, Diagram
-from dmbench.plantuml import parse as parse_reading
 from dmbench.plantuml._quirks import quirk_cost, to_csv, to_markdown
 from dmbench.release.check import CheckReport
 from dmbench.release.check import check as check_package
@@ -69,8 +64,7 @@ from dmbench.runs.verify import VerifyReport
 from dmbench.runs.verify import verify as verify_runs
 from dmbench.sources import DEFAULT_BASE_URL, fetch
 from dmbench.sources.published import output_rows, reference_rows
-from dmbench.sources.records import ALL_DATASETS, DATASET_CHOICES, RECORD_FIELDS
-from dmbench.tables import SCORE_SOURCES
+from dmbench.sources.records import ALL_DATASETS, RECORD_FIELDS
 from dmbench.tables.agreement import AgreementTable, agreement_table
 from dmbench.tables.errata import write_errata
 from dmbench.tables.frames import Frame, leaderboard_frame, table_frame
@@ -103,7 +97,9 @@ class Package:
     """A dmbench data package on disk (the folder holding ``datapackage.json``)."""
 
     def __init__(self, path: PathLike = ".") -> None:
-        self.path = Path(path)
+        given = Path(path)
+        # The descriptor names its package, as frictionless takes it.
+        self.path = given.parent if given.name == DESCRIPTOR else given
 
     def __repr__(self) -> str:
         return f"Package({str(self.path)!r})"
@@ -254,11 +250,27 @@ class Package:
         judges = make_judges(self.path, models, _path(criteria), options, hosts, timeout, offline)
         return judge_own_pairs(judges, pairs, source, control, workers)
 
-    def leaderboard(self, judge: str | None = None) -> dict[str, Any]:
+    def leaderboard(
+        self,
+        judge: str | None = None,
+        out: PathLike | None = None,
+        fmt: str = "md",
+        strict: bool = False,
+    ) -> dict[str, Any]:
         """The judge leaderboard (every judge run, or run ``judge``): ``{"headline", "boards",
-        "rows", "comparisons", "detectability", "view_agreement", "tells", "warnings"}``, as ``dmbench leaderboard --format json`` prints it."""
+        "rows", "comparisons", "detectability", "view_agreement", "tells", "warnings"}``, as
+        ``dmbench leaderboard --format json`` prints it. With ``out``, also written there as
+        ``leaderboard.md`` (``fmt="md"``) or ``leaderboard.csv``; ``strict`` refuses a package
+        without judge runs rather than giving an empty board."""
         with self._folder() as folder:
-            return judge_leaderboard(folder, judge)
+            board = judge_leaderboard(folder, judge)
+        if strict and not board["rows"] and not board["detectability"]:
+            raise PackageError("no judge runs in the package; run `dmbench judge --runs ...` first")
+        if out is not None:
+            if fmt not in ("md", "csv"):
+                raise OptionError(f"leaderboard files are md or csv, not {fmt!r}")
+            write_leaderboard_file(board, Path(out), fmt)
+        return board
 
     def leaderboard_frame(self, judge: str | None = None) -> pd.DataFrame:
         """The judge leaderboard's rows as ``leaderboard.csv`` flattens them: ``rank`` an
@@ -441,49 +453,15 @@ def fetch_sources(cache: PathLike | None = None, base_url: str = DEFAULT_BASE_UR
     return fetch(Path(cache) if cache is not None else paths.fetch_cache_dir(), base_url=base_url)
 
 
-def write_leaderboard(board: dict[str, Any], out: PathLike, fmt: str) -> Path:
-    """``leaderboard.md`` (``fmt="md"``) or ``leaderboard.csv`` in ``out`` from
-    :meth:`Package.leaderboard`'s board."""
-    return write_leaderboard_file(board, Path(out), fmt)
-
-
-def quirk_tables(sources: PathLike | None = None) -> tuple[str, str]:
+def quirk_tables(sources: PathLike | None = None, out: PathLike | None = None) -> tuple[str, str]:
     """What the compat reading loses against the standard one over the published references
-    and outputs, per dataset and candidate: (CSV, Markdown), as ``dmbench quirks`` writes them."""
+    and outputs, per dataset and candidate: (CSV, Markdown), as ``dmbench quirks`` writes them;
+    with ``out``, also written there as ``quirk_cost.csv`` and ``quirk_cost.md``."""
     chosen = Path(sources) if sources is not None else paths.default_sources_dir()
     records = quirk_cost([*reference_rows(chosen), *output_rows(chosen)])
-    return to_csv(records), to_markdown(records)
+    csv, markdown = to_csv(records), to_markdown(records)
+    if out is not None:
+        atomic.write_text(Path(out) / "quirk_cost.csv", csv)
+        atomic.write_text(Path(out) / "quirk_cost.md", markdown)
+    return csv, markdown
 
-
-def parse(text: str, reading: str = DEFAULT_READING) -> Diagram:
-    """Read PlantUML as it means it (``standard``); ``compat`` reads it as metrik-4 scored it."""
-    return parse_reading(text, reading)
-
-
-def score_pair(reference: str, generated: str, metric: str = DEFAULT_METRIC) -> Scores:
-    """The three scores of ``generated`` against ``reference`` (PlantUML strings)."""
-    return compute(reference, generated, metric)
-
-
-#: The library API: the verbs, and the values and defaults their arguments and results use.
-__all__ = [
-    "Package",
-    "fetch_sources",
-    "parse",
-    "quirk_tables",
-    "score_pair",
-    "write_leaderboard",
-    "write_metadata",
-    "CONTROLS",
-    "VIEWS",
-    "CUT",
-    "DATASET_CHOICES",
-    "DEFAULT_BASE_URL",
-    "DESCRIPTOR",
-    "JUDGE",
-    "JudgeOptions",
-    "JudgeRun",
-    "METRICS",
-    "SCORE_SOURCES",
-    "TOKEN_ENV",
-]
