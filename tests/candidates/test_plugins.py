@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import ROOT
+from entrants import install_readme_plugin, readme_block
 from fake_ollama import judge_reply
 from results_support import copy_package
 
@@ -24,14 +23,6 @@ from dmbench.package import validate_package
 from dmbench.runs.store import list_runs
 
 
-def readme_block(marker: str) -> str:
-    """The code block after ``<!-- marker -->`` in the README."""
-    text = (ROOT / "README.md").read_text("utf-8")
-    found = re.search(rf"<!-- {marker} -->\n```\w+\n(.*?)```\n", text, re.S)
-    assert found, marker
-    return found.group(1)
-
-
 def test_the_readme_candidates_are_short():
     assert len(readme_block("readme-shell-candidate").splitlines()) <= 10
     assert len(readme_block("readme-plugin-candidate").splitlines()) <= 20
@@ -40,18 +31,7 @@ def test_the_readme_candidates_are_short():
 @pytest.fixture
 def plugin_path(tmp_path: Path) -> Path:
     """The README's plug-in installed as pip would leave it: module plus ``.dist-info``."""
-    site = tmp_path / "site"
-    site.mkdir()
-    (site / "dmbench_nouns.py").write_text(readme_block("readme-plugin-candidate"), "utf-8")
-    info = site / "dmbench_nouns-0.1.0.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text(
-        "Metadata-Version: 2.1\nName: dmbench-nouns\nVersion: 0.1.0\n", "utf-8"
-    )
-    (info / "entry_points.txt").write_text(
-        "[dmbench.candidates]\nnouns = dmbench_nouns:SPEC\n", "utf-8"
-    )
-    return site
+    return install_readme_plugin(tmp_path / "site")
 
 
 def _dmbench(plugin_path: Path, *args: str) -> subprocess.CompletedProcess:
