@@ -118,7 +118,7 @@ class ResultRow:
         not read like the pinned prompts' row."""
         if self.variant is None:
             return self.model
-        return f"{self.model or '–'} (prompts: {self.variant})"
+        return f"{self.model or '–'} · prompts {self.variant}"
 
     def to_record(self) -> dict:
         """The JSON shape: each element as ``{"median", "std"}``, three decimals as printed;
