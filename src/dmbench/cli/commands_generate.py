@@ -10,13 +10,13 @@ from typing import IO, Any
 
 import click
 
-import dmbench
 from dmbench import core
 from dmbench.api import CUT, DATASET_CHOICES, Package
+from dmbench.candidates import candidate_specs
 from dmbench.cli._options import package_option
 from dmbench.errors import OptionError
 
-SPECS = dmbench.candidates()
+SPECS = candidate_specs()
 UPSTREAM = {name: value for spec in SPECS for name, value in spec.options.items()}
 
 

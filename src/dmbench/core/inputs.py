@@ -103,7 +103,7 @@ def dataclass_from_json(cls: type[T], data: Any) -> T:
     a tuple."""
     if not isinstance(data, dict):
         raise TypeError(f"{_json_repr(data)} where an object belongs")
-    fields = _fields(cls)
+    fields = _fields(typing.cast(type, cls))  # a class is hashable; mypy's type[T] is not
     unknown = sorted(set(data) - fields.hints.keys())
     if unknown:
         raise TypeError(f'unknown field "{unknown[0]}"')

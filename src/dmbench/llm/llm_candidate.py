@@ -10,7 +10,7 @@ from __future__ import annotations
 import copy
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -45,6 +45,9 @@ UPSTREAM_OPTIONS: dict[str, Any] = {
     "think": False,
 }
 
+Ask = Callable[[str, str, float | None], ChatReply]
+"""One call: (system, user, temperature) -> the reply, as :meth:`LLMCandidate.ask` makes it."""
+
 Outcome = tuple[str, bool, str | None, str]
 """(generated, failed, error, raw excerpt), upstream's four per-record fields."""
 
@@ -75,6 +78,8 @@ class LLMCandidate(ABC):
     upstream: str
 
     prompt_names: tuple[str, ...]
+    _answer: Ask | None = None
+    """Who answers the calls instead of the Ollama client (see :meth:`answered_by`)."""
 
     def __init__(
         self,
@@ -141,8 +146,17 @@ class LLMCandidate(ABC):
         other.sample = run_index
         return other
 
+    def answered_by(self, ask: Ask) -> LLMCandidate:
+        """The same candidate with every call answered by ``ask`` (inspect's model, in
+        ``dmbench.inspect_eval``) instead of its Ollama client."""
+        other = copy.copy(self)
+        other._answer = ask
+        return other
+
     def ask(self, system: str, user: str, temperature: float | None) -> ChatReply:
         """One call with this candidate's options at ``temperature``, for this run's sample."""
+        if self._answer is not None:
+            return self._answer(system, user, temperature)
         options = Options(
             temperature, self.num_predict, self.seed, self.top_p, self.top_k, self.repeat_penalty
         )
