@@ -13,7 +13,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from dmbench.candidates import CandidateSpec
+from dmbench.candidates import CandidateSpec, upstream_names
 from dmbench.core import paths
 from dmbench.flows.changes import (
     ImportedBundle,
@@ -451,7 +451,7 @@ def quirk_tables(sources: PathLike | None = None) -> tuple[str, str]:
     """What the compat reading loses against the standard one over the published references
     and outputs, per dataset and candidate: (CSV, Markdown), as ``dmbench quirks`` writes them."""
     chosen = Path(sources) if sources is not None else paths.default_sources_dir()
-    records = quirk_cost([*reference_rows(chosen), *output_rows(chosen)])
+    records = quirk_cost([*reference_rows(chosen), *output_rows(chosen, upstream_names())])
     return to_csv(records), to_markdown(records)
 
 

@@ -22,6 +22,7 @@ from dmbench.candidates.base import (
     generate_many,
     get_candidate,
     register,
+    upstream_names,
 )
 from dmbench.candidates.calamo import Calamo
 from dmbench.candidates.chen import Chen
@@ -55,4 +56,5 @@ __all__ = [
     "generate_many",
     "get_candidate",
     "register",
+    "upstream_names",
 ]

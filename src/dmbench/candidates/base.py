@@ -72,6 +72,15 @@ class CandidateSpec:
     """Where a candidate not built into dmbench comes from (a plug-in's distribution and
     version); recorded in its runs' provenance."""
 
+    def upstream_settings(self, model: str | None) -> dict[str, Any]:
+        """The settings a run with upstream's options records (the published runs' effective
+        settings, spec B.1, C.1): the factory's ``settings_with`` of the spec's options when it
+        has one (the LLM candidates), else only whether it uses an LLM."""
+        settings_with = getattr(self.factory, "settings_with", None)
+        if settings_with is None:
+            return {"uses_llm": self.uses_llm}
+        return dict(settings_with(model, self.options))
+
     def provenance(self) -> dict[str, Any] | None:
         """What a run records of where this candidate came from; None for a built-in one."""
         if self.origin is not None:
@@ -94,6 +103,12 @@ def register(spec: CandidateSpec) -> CandidateSpec:
 def candidate_specs() -> tuple[CandidateSpec, ...]:
     """Every registered candidate, in the order the paper's tables list them."""
     return tuple(sorted(CANDIDATE_REGISTRY.values(), key=lambda spec: spec.order))
+
+
+def upstream_names() -> dict[str, str]:
+    """Upstream's name of each candidate -> dmbench's, as the specs say (the one place both
+    names meet)."""
+    return {spec.upstream_name: spec.name for spec in candidate_specs()}
 
 
 def candidate_spec(name: str) -> CandidateSpec:

@@ -7,6 +7,7 @@ diagram is cut to 2000 characters, always (it decides no output, so ``--no-trunc
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -36,9 +37,10 @@ class Calamo(LLMCandidate):
             settings.pop(unused, None)
         super().__init__(model, prompts, **settings)
 
-    def settings(self) -> dict[str, Any]:
+    @classmethod
+    def settings_with(cls, model: str | None, values: Mapping[str, Any]) -> dict[str, Any]:
         """No reply is cut before extraction, so truncation is not a setting of calamo."""
-        return {**super().settings(), "truncate": None}
+        return {**super().settings_with(model, values), "truncate": None}
 
     def _outcome(self, text: str, calls: list[dict[str, Any]]) -> Outcome:
         system = self.prompts["calamo_system.txt"]

@@ -7,6 +7,7 @@ PlantUML; upstream's validator then repairs or rejects the diagram. Both replies
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -42,10 +43,11 @@ class Chen(LLMCandidate):
         super().__init__(model, prompts, **settings)
         self.temperature_translate = temperature_translate
 
-    def settings(self) -> dict[str, Any]:
+    @classmethod
+    def settings_with(cls, model: str | None, values: Mapping[str, Any]) -> dict[str, Any]:
         return {
-            **super().settings(),
-            "temperature_translate": self.temperature_translate,
+            **super().settings_with(model, values),
+            "temperature_translate": values["temperature_translate"],
             "enable_translation": True,
         }
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import copy
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -166,24 +166,31 @@ class LLMCandidate(ABC):
         """Upstream's ``CUT``-character cut, unless ``--no-truncate`` asked for the whole text."""
         return text[:CUT] if self.truncate else text
 
-    def settings(self) -> dict[str, Any]:
-        """The keys of the published runs' effective settings, so both kinds compare directly;
-        a prompt variant adds its name and the sha256 of each of its files."""
-        settings = {
+    @classmethod
+    def settings_with(cls, model: str | None, values: Mapping[str, Any]) -> dict[str, Any]:
+        """A run's settings from its model and option values (an instance's own, or its spec's
+        upstream defaults for the published runs): the published runs' keys, so both kinds
+        compare directly."""
+        return {
             "uses_llm": True,
-            "model": self.model,
-            "temperature": self.temperature,
+            "model": model,
+            "temperature": values["temperature"],
             "temperature_translate": None,
-            "num_predict": self.num_predict,
-            "seed": self.seed,
-            "top_p": self.top_p,
-            "top_k": self.top_k,
-            "repeat_penalty": self.repeat_penalty,
-            "timeout_seconds": self.timeout,
+            "num_predict": values["num_predict"],
+            "seed": values["seed"],
+            "top_p": values["top_p"],
+            "top_k": values["top_k"],
+            "repeat_penalty": values["repeat_penalty"],
+            "timeout_seconds": values["timeout"],
             "enable_translation": None,
-            "think": self.think,
-            "truncate": self.truncate,
+            "think": values["think"],
+            "truncate": values.get("truncate", True),
         }
+
+    def settings(self) -> dict[str, Any]:
+        """:meth:`settings_with` this candidate's values; a prompt variant adds its name and the
+        sha256 of each of its files."""
+        settings = self.settings_with(self.model, vars(self))
         if self.variant is not None:  # the pinned prompts' runs keep their settings and ids
             settings["prompts"] = {"variant": self.variant, "sha256": dict(self.prompts_sha256)}
         return settings
