@@ -53,6 +53,19 @@ CandidateFactory = Callable[..., Candidate]
 
 
 @dataclass(frozen=True, slots=True)
+class OptionDoc:
+    """How the command line offers one of a candidate's options: its help text and value type
+    (the spec holds it, so a new candidate's options need no change to the command line)."""
+
+    help: str
+    kind: type | None = None
+    """``int``, ``float``, ``str`` or ``bool`` (a ``--NAME/--no-NAME`` flag); None: the type
+    of the option's default."""
+    minimum: float | None = None
+    minimum_open: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class CandidateSpec:
     """Everything dmbench knows of a candidate before building it, defined in its own module.
 
@@ -71,6 +84,12 @@ class CandidateSpec:
     origin: Mapping[str, Any] | None = None
     """Where a candidate not built into dmbench comes from (a plug-in's distribution and
     version); recorded in its runs' provenance."""
+    option_docs: Mapping[str, OptionDoc] = field(default_factory=dict)
+    """How the command line offers ``options``; an option without one gets a plain help."""
+
+    def option_doc(self, option: str) -> OptionDoc:
+        """The command line's help and type of ``option``."""
+        return self.option_docs.get(option) or OptionDoc(f"{self.name}'s option {option}")
 
     def upstream_settings(self, model: str | None) -> dict[str, Any]:
         """The settings a run with upstream's options records (the published runs' effective

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from dmbench.candidates.base import CandidateOutput, CandidateSpec, Record, register
+from dmbench.candidates.llm_options import LLM_OPTION_DOCS
 from dmbench.llm.client import ChatError
 from dmbench.llm.llm_candidate import CUT, UPSTREAM_OPTIONS, LLMCandidate, Outcome, extract_plantuml
 from dmbench.plantuml import validate
@@ -72,5 +73,6 @@ SPEC = register(
         factory=Calamo,
         prompt_files=Calamo.prompt_names,
         options=dict(UPSTREAM_OPTIONS),
+        option_docs=LLM_OPTION_DOCS,
     )
 )

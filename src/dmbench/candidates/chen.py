@@ -11,7 +11,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from dmbench.candidates.base import CandidateOutput, CandidateSpec, Record, register
+from dmbench.candidates.base import CandidateOutput, CandidateSpec, OptionDoc, Record, register
+from dmbench.candidates.llm_options import LLM_OPTION_DOCS, TRUNCATE_DOC
 from dmbench.llm.client import ChatError, check_option
 from dmbench.llm.llm_candidate import UPSTREAM_OPTIONS, LLMCandidate, Outcome, extract_plantuml
 from dmbench.plantuml import validate
@@ -94,6 +95,11 @@ SPEC = register(
             **UPSTREAM_OPTIONS,
             "temperature_translate": UPSTREAM_TRANSLATE_TEMPERATURE,
             "truncate": True,
+        },
+        option_docs={
+            **LLM_OPTION_DOCS,
+            "temperature_translate": OptionDoc("chen's stage-2 (translation) temperature", float),
+            "truncate": TRUNCATE_DOC,
         },
     )
 )
