@@ -13,7 +13,8 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from dmbench.candidates import CandidateSpec, upstream_names
+from dmbench.candidates import CandidateSpec, candidate_specs, upstream_names
+from dmbench.candidates import OptionDoc as OptionDoc  # what a spec's option_docs hold
 from dmbench.core import paths
 from dmbench.flows.changes import (
     ImportedBundle,
@@ -447,6 +448,12 @@ def write_leaderboard(board: dict[str, Any], out: PathLike, fmt: str) -> Path:
     return write_leaderboard_file(board, Path(out), fmt)
 
 
+def candidates() -> tuple[CandidateSpec, ...]:
+    """The registered candidates' specs in table order (built in, plug-ins, any registered at
+    run time): their names, options with defaults and help, prompt files."""
+    return candidate_specs()
+
+
 def quirk_tables(sources: PathLike | None = None) -> tuple[str, str]:
     """What the compat reading loses against the standard one over the published references
     and outputs, per dataset and candidate: (CSV, Markdown), as ``dmbench quirks`` writes them."""
@@ -474,6 +481,7 @@ __all__ = [
     "score_pair",
     "write_leaderboard",
     "write_metadata",
+    "candidates",
     "CONTROLS",
     "VIEWS",
     "CUT",

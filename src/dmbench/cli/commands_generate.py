@@ -12,12 +12,11 @@ from typing import IO, Any
 import click
 
 from dmbench import core
-from dmbench.api import DATASET_CHOICES, Package
-from dmbench.candidates import OptionDoc, candidate_specs
+from dmbench.api import DATASET_CHOICES, OptionDoc, Package, candidates
 from dmbench.cli._options import package_option
 from dmbench.errors import OptionError
 
-SPECS = candidate_specs()
+SPECS = candidates()
 OWN_OPTIONS = frozenset(
     {"candidate", "command", "name", "dataset", "records", "runs", "model", "workers", "host",
      "hosts", "offline", "prompts", "quiet", "package"}

@@ -23,6 +23,7 @@ from dmbench.sources.records import UPSTREAM_DATASETS, BenchmarkRecord
 
 CANONICAL_MODELS = {None, "glm-5.1:cloud", "kimi-k2.6:cloud"}
 
+
 def effective_settings(candidate: str, model: str | None) -> dict[str, Any]:
     """The settings each published run actually ran with (spec B.1, C.1), as its candidate's
     spec says: the candidates were rebuilt with only some settings, the rest (the HTTP timeout
