@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import ROOT
+from entrants import install_readme_plugin, readme_block
 from fake_ollama import judge_reply
 from results_support import copy_package
 
@@ -24,14 +23,6 @@ from dmbench.package import validate_package
 from dmbench.runs.store import list_runs
 
 
-def readme_block(marker: str) -> str:
-    """The code block after ``<!-- marker -->`` in the README."""
-    text = (ROOT / "README.md").read_text("utf-8")
-    found = re.search(rf"<!-- {marker} -->\n```\w+\n(.*?)```\n", text, re.S)
-    assert found, marker
-    return found.group(1)
-
-
 def test_the_readme_candidates_are_short():
     assert len(readme_block("readme-shell-candidate").splitlines()) <= 10
     assert len(readme_block("readme-plugin-candidate").splitlines()) <= 20
@@ -40,18 +31,7 @@ def test_the_readme_candidates_are_short():
 @pytest.fixture
 def plugin_path(tmp_path: Path) -> Path:
     """The README's plug-in installed as pip would leave it: module plus ``.dist-info``."""
-    site = tmp_path / "site"
-    site.mkdir()
-    (site / "dmbench_nouns.py").write_text(readme_block("readme-plugin-candidate"), "utf-8")
-    info = site / "dmbench_nouns-0.1.0.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text(
-        "Metadata-Version: 2.1\nName: dmbench-nouns\nVersion: 0.1.0\n", "utf-8"
-    )
-    (info / "entry_points.txt").write_text(
-        "[dmbench.candidates]\nnouns = dmbench_nouns:SPEC\n", "utf-8"
-    )
-    return site
+    return install_readme_plugin(tmp_path / "site")
 
 
 def _dmbench(plugin_path: Path, *args: str) -> subprocess.CompletedProcess:
@@ -118,43 +98,68 @@ def test_a_broken_plugin_is_named_in_one_warning_and_left_out(plugin_path):
 
 ONE_FILE_CANDIDATE = '''
 """A candidate in one file: define it, register its spec; nothing else in dmbench changes."""
-from dmbench.candidates import CandidateOutput, CandidateSpec, register
+from dmbench.candidates import CandidateOutput, CandidateSpec, OptionDoc, register
 
 
 class Echo:
     name = "echo"
 
+    def __init__(self, prefix: str = "Echo") -> None:
+        self.prefix = prefix
+
     def describe(self):
-        return {"settings": {"uses_llm": False}}
+        return {"settings": {"uses_llm": False, "prefix": self.prefix}}
 
     def generate(self, record):
-        return CandidateOutput(f"@startuml\\nclass {record.id.replace('-', '')}\\n@enduml\\n", False)
+        name = self.prefix + record.id.replace("-", "")
+        return CandidateOutput(f"@startuml\\nclass {name}\\n@enduml\\n", False)
 
 
-register(CandidateSpec("echo", 11, "echo", False, "the record id as a class", Echo))
+register(CandidateSpec("echo", 11, "echo", False, "the record id as a class", Echo,
+                       options={"prefix": "Echo"},
+                       option_docs={"prefix": OptionDoc("What echo's class names start with")}))
 '''
+
+ONE_FILE_SCRIPT = """
+import sys, echo_candidate
+from dmbench.cli import main
+from dmbench.report.data import record_views
+if sys.argv[1] == "labels":
+    print(sorted({cell.label for view in record_views(sys.argv[2]) for cell, _ in view.outputs}))
+else:
+    main(sys.argv[1:])
+"""
 
 
 def test_adding_a_candidate_touches_one_file(tmp_path):
-    """A temporary module registers a candidate; the API generates, the package validates and
-    the tables show it, in a fresh process (the registry is per process)."""
+    """A temporary module registers a candidate with an option of its own; in fresh processes
+    (the registry is per process) the command line offers the candidate and its option, the run
+    records it, and the tables, the report's cells and validation take the candidate by name."""
     (tmp_path / "echo_candidate.py").write_text(ONE_FILE_CANDIDATE, "utf-8")
+    (tmp_path / "echo_cli.py").write_text(ONE_FILE_SCRIPT, "utf-8")
     package = copy_package(tmp_path / "package")
-    script = (
-        "import sys, echo_candidate, dmbench\n"
-        "from dmbench import Package\n"
-        "package = Package(sys.argv[1])\n"
-        "assert [s.name for s in dmbench.candidates()][-1] == 'echo'\n"
-        "(run,) = package.generate('echo', dataset='ds2')\n"
-        "package.score(runs=[run.info.run_id])\n"
-        "table3 = package.tables('table3', scores='recomputed', all_rows=True)\n"
-        "rows = table3[table3.candidate == 'echo']\n"
-        "print(run.info.provenance['candidate']['kind'], len(rows) > 0, package.validate().valid)\n"
-    )
-    done = subprocess.run([sys.executable, "-c", script, str(package)], capture_output=True,
-                          text=True, timeout=600, env={**os.environ, "PYTHONPATH": str(tmp_path)})  # fmt: skip
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.split() == ["python", "True", "True"]
+
+    def echo(*args: str) -> str:
+        done = subprocess.run([sys.executable, str(tmp_path / "echo_cli.py"), *args],
+                              capture_output=True, text=True, timeout=600, cwd=tmp_path,
+                              env={**os.environ, "PYTHONPATH": str(tmp_path)})  # fmt: skip
+        assert done.returncode == 0, done.stderr[-2000:]
+        return done.stdout
+
+    shown = " ".join(echo("generate", "--help").split())
+    assert "rule_based|chen|calamo|echo" in shown
+    assert "--prefix TEXT What echo's class names start with [default: Echo]." in shown
+    echo("generate", "--candidate", "echo", "--prefix", "Z", "--dataset", "ds2",
+         "--package", str(package))  # fmt: skip
+    (run,) = [r for r in list_runs(package) if r.info.candidate == "echo"]
+    assert run.info.settings == {"uses_llm": False, "prefix": "Z"}
+    assert run.info.provenance["candidate"]["kind"] == "python"
+    assert all(row.generated.startswith("@startuml\nclass Zds2") for row in run.outputs())
+    echo("score", "--runs", run.info.run_id, "--package", str(package))
+    rows = json.loads(echo("tables", "--format", "json", "--package", str(package)))
+    assert [row["table"] for row in rows if row.get("candidate") == "echo"] == ["table3"]
+    assert "'echo'" in echo("labels", str(package))
+    assert "valid" in echo("validate", str(package))
 
 
 def test_the_readme_shell_candidates_run_is_judged_like_any_other(tmp_path, fake_ollama):

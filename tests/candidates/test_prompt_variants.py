@@ -3,6 +3,7 @@ name, and makes runs of their own beside the pinned prompts' runs."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ from results_support import copy_package
 from dmbench.cli import main
 from dmbench.core.hashing import sha256_text
 from dmbench.package import validate_package
+from dmbench.report.data import record_views
 from dmbench.runs.store import list_runs
 
 FEW_SHOT = "You draw domain models. Example: a library lends books -> class Library, class Book.\n"
@@ -77,3 +79,32 @@ def test_prompts_are_refused_for_a_candidate_without_prompts(package, tmp_path):
     result = CliRunner().invoke(main, ["generate", "--candidate", "rule_based", "--dataset",
                                        "ds2", "--package", str(package), "--prompts", str(tmp_path)])  # fmt: skip
     assert result.exit_code != 0 and "rule_based sends none" in result.output
+
+
+def test_a_variants_row_names_the_variant_in_the_tables_and_the_report(
+    package, tmp_path, fake_ollama
+):
+    """A pinned-prompt run and a variant run of one model: two rows, and only the variant's
+    label (Markdown tables, JSON, the report's cell heading) names the variant."""
+    fake_ollama.responder = diagram_reply
+    variant = tmp_path / "few-shot"
+    variant.mkdir()
+    (variant / "calamo_system.txt").write_text(FEW_SHOT, "utf-8")
+    assert _generate(package, fake_ollama.url).exit_code == 0
+    assert _generate(package, fake_ollama.url, "--prompts", str(variant)).exit_code == 0
+    runner = CliRunner()
+    scored = runner.invoke(main, ["score", "--runs", ",".join(
+        r.info.run_id for r in list_runs(package) if r.info.model == "test-model"
+    ), "--package", str(package)])  # fmt: skip
+    assert scored.exit_code == 0, scored.output
+    tables = runner.invoke(main, ["tables", "--format", "json", "--package", str(package)])
+    rows = [row for row in json.loads(tables.stdout) if row.get("model") == "test-model"]
+    assert sorted(row.get("variant", "-") for row in rows) == ["-", "few-shot"]
+    out = tmp_path / "results"
+    written = runner.invoke(main, ["tables", "--out", str(out), "--package", str(package)])
+    assert written.exit_code == 0, written.output
+    table3 = (out / "table3.md").read_text("utf-8")
+    assert table3.count("| calamo | test-model · prompts few-shot |") == 1
+    assert table3.count("| calamo | test-model |") == 1
+    labels = [cell.label for cell, _ in record_views(package)[0].outputs if not cell.canonical]
+    assert sorted(labels) == ["calamo · test-model", "calamo · test-model · prompts few-shot"]

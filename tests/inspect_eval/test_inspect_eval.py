@@ -348,3 +348,25 @@ def test_the_judge_scorer_sees_the_drawings_with_judge_view_image(harness, packa
         assert len(texts) == 1 and "@startuml" not in texts[0] and "class " not in texts[0]
         assert len(images) == 2
         assert all(image.startswith("data:image/png;base64,iVBORw0KGgo") for image in images)
+
+
+def test_a_prompt_variant_is_sent_and_imported_as_a_run_of_its_own(harness, package, tmp_path):
+    """``-T prompts=DIR`` as ``generate --prompts DIR``: the model gets the variant's text, the
+    imported run records the variant's name and hashes, and its id is not the pinned run's."""
+    few_shot = "You draw domain models. Example: a library lends books -> class Library.\n"
+    variant = tmp_path / "few-shot"
+    variant.mkdir()
+    (variant / "calamo_system.txt").write_text(few_shot, "utf-8")
+    answer = lambda system, user: DIAGRAM  # noqa: E731
+    varied, varied_log = harness.run_task(package, tmp_path / "varied", answer,
+                                          candidate="calamo", dataset="ds2", prompts=str(variant))  # fmt: skip
+    assert {system for system, _ in varied.requests} == {few_shot}
+    _, pinned_log = harness.run_task(package, tmp_path / "pinned", answer, candidate="calamo",
+                                     dataset="ds2")  # fmt: skip
+    (varied_run,) = Package(package).import_inspect([varied_log])
+    (pinned_run,) = Package(package).import_inspect([pinned_log])
+    assert varied_run.run_id != pinned_run.run_id
+    settings = json.loads((package / "runs" / varied_run.run_id / "run.json").read_text())["settings"]
+    assert settings["prompts"] == {"variant": "few-shot",
+                                   "sha256": {"calamo_system.txt": sha256_text(few_shot)}}  # fmt: skip
+    assert Package(package).validate().valid

@@ -9,6 +9,7 @@ import json
 from click.testing import CliRunner
 from conftest import read_jsonl
 
+from dmbench.candidates import upstream_names
 from dmbench.cli import main
 from dmbench.cli.commands_plantuml import parse as parse_command
 from dmbench.cli.commands_quirks import quirks as quirks_command
@@ -163,7 +164,7 @@ class TestQuirksCommand:
             main, ["quirks", "--sources", str(upstream_dir), "--out", str(out)]
         )
         assert result.exit_code == 0, result.output
-        rows = [*reference_rows(upstream_dir), *output_rows(upstream_dir)]
+        rows = [*reference_rows(upstream_dir), *output_rows(upstream_dir, upstream_names())]
         assert (out / "quirk_cost.csv").read_text(encoding="utf-8") == to_csv(quirk_cost(rows))
         markdown = (out / "quirk_cost.md").read_text(encoding="utf-8")
         assert markdown in result.output

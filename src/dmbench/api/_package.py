@@ -12,7 +12,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from dmbench.candidates import CandidateSpec
+from dmbench.candidates import CandidateSpec, upstream_names
 from dmbench.core import atomic, paths
 from dmbench.errors import OptionError, PackageError
 from dmbench.flows.changes import (
@@ -96,8 +96,8 @@ def _frame(made: Frame) -> pd.DataFrame:
 class Package:
     """A dmbench data package on disk (the folder holding ``datapackage.json``)."""
 
-    def __init__(self, path: PathLike = ".") -> None:
-        given = Path(path)
+    def __init__(self, path: PathLike | None = None) -> None:
+        given = Path(path) if path is not None else Path.cwd()
         # The descriptor names its package, as frictionless takes it.
         self.path = given.parent if given.name == DESCRIPTOR else given
 
@@ -458,7 +458,7 @@ def quirk_tables(sources: PathLike | None = None, out: PathLike | None = None) -
     and outputs, per dataset and candidate: (CSV, Markdown), as ``dmbench quirks`` writes them;
     with ``out``, also written there as ``quirk_cost.csv`` and ``quirk_cost.md``."""
     chosen = Path(sources) if sources is not None else paths.default_sources_dir()
-    records = quirk_cost([*reference_rows(chosen), *output_rows(chosen)])
+    records = quirk_cost([*reference_rows(chosen), *output_rows(chosen, upstream_names())])
     csv, markdown = to_csv(records), to_markdown(records)
     if out is not None:
         atomic.write_text(Path(out) / "quirk_cost.csv", csv)

@@ -16,12 +16,14 @@ from dmbench.candidates.base import (
     Candidate,
     CandidateOutput,
     CandidateSpec,
+    OptionDoc,
     Record,
     candidate_spec,
     candidate_specs,
     generate_many,
     get_candidate,
     register,
+    upstream_names,
 )
 from dmbench.candidates.calamo import Calamo
 from dmbench.candidates.chen import Chen
@@ -49,10 +51,12 @@ __all__ = [
     "CandidateOutput",
     "CandidateSpec",
     "Chen",
+    "OptionDoc",
     "Record",
     "candidate_spec",
     "candidate_specs",
     "generate_many",
     "get_candidate",
     "register",
+    "upstream_names",
 ]

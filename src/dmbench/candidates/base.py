@@ -53,6 +53,19 @@ CandidateFactory = Callable[..., Candidate]
 
 
 @dataclass(frozen=True, slots=True)
+class OptionDoc:
+    """How the command line offers one of a candidate's options: its help text and value type
+    (the spec holds it, so a new candidate's options need no change to the command line)."""
+
+    help: str
+    kind: type | None = None
+    """``int``, ``float``, ``str`` or ``bool`` (a ``--NAME/--no-NAME`` flag); None: the type
+    of the option's default."""
+    minimum: float | None = None
+    minimum_open: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class CandidateSpec:
     """Everything dmbench knows of a candidate before building it, defined in its own module.
 
@@ -71,6 +84,21 @@ class CandidateSpec:
     origin: Mapping[str, Any] | None = None
     """Where a candidate not built into dmbench comes from (a plug-in's distribution and
     version); recorded in its runs' provenance."""
+    option_docs: Mapping[str, OptionDoc] = field(default_factory=dict)
+    """How the command line offers ``options``; an option without one gets a plain help."""
+
+    def option_doc(self, option: str) -> OptionDoc:
+        """The command line's help and type of ``option``."""
+        return self.option_docs.get(option) or OptionDoc(f"{self.name}'s option {option}")
+
+    def upstream_settings(self, model: str | None) -> dict[str, Any]:
+        """The settings a run with upstream's options records (the published runs' effective
+        settings, spec B.1, C.1): the factory's ``settings_with`` of the spec's options when it
+        has one (the LLM candidates), else only whether it uses an LLM."""
+        settings_with = getattr(self.factory, "settings_with", None)
+        if settings_with is None:
+            return {"uses_llm": self.uses_llm}
+        return dict(settings_with(model, self.options))
 
     def provenance(self) -> dict[str, Any] | None:
         """What a run records of where this candidate came from; None for a built-in one."""
@@ -94,6 +122,12 @@ def register(spec: CandidateSpec) -> CandidateSpec:
 def candidate_specs() -> tuple[CandidateSpec, ...]:
     """Every registered candidate, in the order the paper's tables list them."""
     return tuple(sorted(CANDIDATE_REGISTRY.values(), key=lambda spec: spec.order))
+
+
+def upstream_names() -> dict[str, str]:
+    """Upstream's name of each candidate -> dmbench's, as the specs say (the one place both
+    names meet)."""
+    return {spec.upstream_name: spec.name for spec in candidate_specs()}
 
 
 def candidate_spec(name: str) -> CandidateSpec:

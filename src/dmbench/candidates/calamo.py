@@ -7,10 +7,12 @@ diagram is cut to 2000 characters, always (it decides no output, so ``--no-trunc
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from dmbench.candidates.base import CandidateOutput, CandidateSpec, Record, register
+from dmbench.candidates.llm_options import LLM_OPTION_DOCS
 from dmbench.llm.client import ChatError
 from dmbench.llm.llm_candidate import CUT, UPSTREAM_OPTIONS, LLMCandidate, Outcome, extract_plantuml
 from dmbench.plantuml import validate
@@ -36,9 +38,10 @@ class Calamo(LLMCandidate):
             settings.pop(unused, None)
         super().__init__(model, prompts, **settings)
 
-    def settings(self) -> dict[str, Any]:
+    @classmethod
+    def settings_with(cls, model: str | None, values: Mapping[str, Any]) -> dict[str, Any]:
         """No reply is cut before extraction, so truncation is not a setting of calamo."""
-        return {**super().settings(), "truncate": None}
+        return {**super().settings_with(model, values), "truncate": None}
 
     def _outcome(self, text: str, calls: list[dict[str, Any]]) -> Outcome:
         system = self.prompts["calamo_system.txt"]
@@ -70,5 +73,6 @@ SPEC = register(
         factory=Calamo,
         prompt_files=Calamo.prompt_names,
         options=dict(UPSTREAM_OPTIONS),
+        option_docs=LLM_OPTION_DOCS,
     )
 )

@@ -7,10 +7,12 @@ PlantUML; upstream's validator then repairs or rejects the diagram. Both replies
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from dmbench.candidates.base import CandidateOutput, CandidateSpec, Record, register
+from dmbench.candidates.base import CandidateOutput, CandidateSpec, OptionDoc, Record, register
+from dmbench.candidates.llm_options import LLM_OPTION_DOCS, TRUNCATE_DOC
 from dmbench.llm.client import ChatError, check_option
 from dmbench.llm.llm_candidate import UPSTREAM_OPTIONS, LLMCandidate, Outcome, extract_plantuml
 from dmbench.plantuml import validate
@@ -42,10 +44,11 @@ class Chen(LLMCandidate):
         super().__init__(model, prompts, **settings)
         self.temperature_translate = temperature_translate
 
-    def settings(self) -> dict[str, Any]:
+    @classmethod
+    def settings_with(cls, model: str | None, values: Mapping[str, Any]) -> dict[str, Any]:
         return {
-            **super().settings(),
-            "temperature_translate": self.temperature_translate,
+            **super().settings_with(model, values),
+            "temperature_translate": values["temperature_translate"],
             "enable_translation": True,
         }
 
@@ -92,6 +95,11 @@ SPEC = register(
             **UPSTREAM_OPTIONS,
             "temperature_translate": UPSTREAM_TRANSLATE_TEMPERATURE,
             "truncate": True,
+        },
+        option_docs={
+            **LLM_OPTION_DOCS,
+            "temperature_translate": OptionDoc("chen's stage-2 (translation) temperature", float),
+            "truncate": TRUNCATE_DOC,
         },
     )
 )

@@ -6,7 +6,6 @@ from pathlib import Path
 
 import click
 
-from dmbench import core
 from dmbench.api import Package
 from dmbench.cli._options import package_option
 
@@ -22,7 +21,7 @@ from dmbench.cli._options import package_option
 @package_option
 def export_run(run_id: str, out: Path, package_dir: Path | None) -> None:
     """Write a stored run as a checked bundle (zip) that `dmbench import-run` takes."""
-    written = Package(core.package_dir(package_dir)).export_run(run_id, out)
+    written = Package(package_dir).export_run(run_id, out)
     click.echo(f"wrote {written}")
 
 
@@ -31,7 +30,7 @@ def export_run(run_id: str, out: Path, package_dir: Path | None) -> None:
 @package_option
 def import_run(bundle: Path, package_dir: Path | None) -> None:
     """Check a run bundle against this package, store its run and score it here."""
-    imported = Package(core.package_dir(package_dir)).import_run(bundle)
+    imported = Package(package_dir).import_run(bundle)
     click.echo(f"imported {imported.run_id}: {imported.records} records")
     for result in imported.scored:
         click.echo(

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import click
 
-from dmbench import core
 from dmbench.api import TOKEN_ENV, Package
 from dmbench.cli._options import elapsed, package_option
 from dmbench.errors import MissingPrerequisiteError
@@ -69,7 +68,6 @@ def deposit(
 ) -> None:
     """Build the Zenodo deposit reproducibly (and, with --upload, upload it as a draft)."""
     started = time.perf_counter()
-    package_dir = core.package_dir(package_dir)
     if not upload:
         if sandbox or new_version_of is not None:
             raise click.UsageError("--sandbox and --new-version-of go with --upload")

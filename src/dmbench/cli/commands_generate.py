@@ -5,27 +5,74 @@ from __future__ import annotations
 import json
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
 import click
 
 import dmbench
-from dmbench import core
-from dmbench.api import CUT, DATASET_CHOICES, Package
+from dmbench.api import DATASET_CHOICES, Package
 from dmbench.cli._options import package_option
 from dmbench.errors import OptionError
 
-SPECS = dmbench.candidates()
-UPSTREAM = {name: value for spec in SPECS for name, value in spec.options.items()}
+SPECS = dmbench.candidates.candidate_specs()
+OWN_OPTIONS = frozenset(
+    {"candidate", "command", "name", "dataset", "records", "runs", "model", "workers", "host",
+     "hosts", "offline", "prompts", "quiet", "package"}
+)  # fmt: skip
+"""The command's own options: a candidate's option of the same name is not offered again."""
 
 
-def _default(option: str) -> str:
+def _offered_options() -> dict[str, tuple[Any, dmbench.candidates.OptionDoc]]:
+    """Every registered candidate's options, each once (the first spec that has it says its
+    default and help), in table order: the command line offers them all."""
+    offered: dict[str, tuple[Any, dmbench.candidates.OptionDoc]] = {}
+    for spec in SPECS:
+        for option, default in spec.options.items():
+            if option not in OWN_OPTIONS:
+                offered.setdefault(option, (default, spec.option_doc(option)))
+    return offered
+
+
+def _shown_default(option: str, default: Any) -> str:
     """Upstream's value of ``option`` as its help shows it (the specs hold it)."""
-    value = UPSTREAM[option]
-    if isinstance(value, bool):
-        return f"--{option}" if value else f"--no-{option}"
-    return "not sent" if value is None else str(value)
+    if isinstance(default, bool):
+        return f"--{_flag(option)}" if default else f"--no-{_flag(option)}"
+    return "not sent" if default is None else str(default)
+
+
+def _flag(option: str) -> str:
+    return option.replace("_", "-")
+
+
+def _option_type(doc: dmbench.candidates.OptionDoc, default: Any) -> Any:
+    """The click type of an option: its doc's kind (else its default's type) and bounds."""
+    kind = doc.kind or type(default)
+    if kind is int:
+        return int if doc.minimum is None else click.IntRange(min=int(doc.minimum))
+    if kind is float:
+        if doc.minimum is None:
+            return float
+        return click.FloatRange(min=doc.minimum, min_open=doc.minimum_open)
+    return str
+
+
+def generation_options(command: Callable[..., None]) -> Callable[..., None]:
+    """The candidates' options as click options, from their specs: a bool is a
+    ``--NAME/--no-NAME`` flag; each defaults to None (not given: the candidate's default)."""
+    for option, (default, doc) in reversed(_offered_options().items()):
+        help_text = f"{doc.help} [default: {_shown_default(option, default)}]."
+        if (doc.kind or type(default)) is bool:
+            flags = f"--{_flag(option)}/--no-{_flag(option)}"
+            decorator = click.option(flags, option, default=None, help=help_text)
+        else:
+            decorator = click.option(
+                f"--{_flag(option)}", option, type=_option_type(doc, default), default=None,
+                help=help_text,
+            )  # fmt: skip
+        command = decorator(command)
+    return command
 
 
 @click.command()
@@ -91,11 +138,6 @@ def _default(option: str) -> str:
     help="Replay LLM replies from the cache only; fail on a reply it does not hold.",
 )
 @click.option(
-    "--no-truncate",
-    is_flag=True,
-    help=f"Deviation (recorded): do not cut LLM replies to {CUT} characters as upstream did.",
-)
-@click.option(
     "--prompts",
     type=click.Path(exists=True, file_okay=False, path_type=Path),
     default=None,
@@ -105,50 +147,7 @@ def _default(option: str) -> str:
 @click.option(
     "--quiet", is_flag=True, help="No progress bar (it is drawn only when stderr is a terminal)."
 )
-@click.option(
-    "--temperature",
-    type=float,
-    default=None,
-    help=f"LLM sampling temperature [default: {_default('temperature')}].",
-)
-@click.option(
-    "--temperature-translate",
-    type=float,
-    default=None,
-    help="chen's stage-2 (translation) temperature "
-    f"[default: {_default('temperature_translate')}].",
-)
-@click.option(
-    "--num-predict",
-    type=click.IntRange(min=-2),
-    default=None,
-    help=f"Most tokens an LLM reply may have [default: {_default('num_predict')}].",
-)
-@click.option(
-    "--seed", type=int, default=None, help=f"LLM sampling seed [default: {_default('seed')}]."
-)
-@click.option(
-    "--top-p", type=float, default=None, help=f"LLM top_p [default: {_default('top_p')}]."
-)
-@click.option("--top-k", type=int, default=None, help=f"LLM top_k [default: {_default('top_k')}].")
-@click.option(
-    "--repeat-penalty",
-    type=float,
-    default=None,
-    help=f"LLM repeat_penalty [default: {_default('repeat_penalty')}].",
-)
-@click.option(
-    "--timeout",
-    type=click.FloatRange(min=0, min_open=True),
-    default=None,
-    help="Seconds an LLM call may take in all, retries included, or a --command may take per "
-    f"record [default: {_default('timeout')}].",
-)
-@click.option(
-    "--think/--no-think",
-    default=None,
-    help=f"Let a thinking model think before answering [default: {_default('think')}].",
-)
+@generation_options
 @package_option
 def generate(
     candidate: str | None,
@@ -161,7 +160,6 @@ def generate(
     workers: int,
     hosts: tuple[str, ...],
     offline: bool,
-    no_truncate: bool,
     prompts: Path | None,
     quiet: bool,
     package_dir: Path | None,
@@ -169,12 +167,12 @@ def generate(
 ) -> None:
     """Generate PlantUML with a candidate: new runs in the package, or JSON lines on stdout.
 
-    The generation options (--temperature ... --think) are for the LLM candidates; each one
-    given becomes part of the run's settings, hence of its id.
+    The generation options (--temperature ... and any a plug-in declares) are the candidates'
+    own, offered from their specs; each one given becomes part of the run's settings, hence of
+    its id.
     """
-    package = Package(core.package_dir(package_dir))
+    package = Package(package_dir)
     settings = dict(model=model, hosts=hosts, offline=offline, workers=workers, **generation)
-    settings["truncate"] = False if no_truncate else None
     if prompts is not None:
         settings["prompts"] = prompts
     if (candidate is None) == (command is None):

@@ -6,7 +6,6 @@ from pathlib import Path
 
 import click
 
-from dmbench import core
 from dmbench.api import Package
 from dmbench.cli._options import package_option
 
@@ -22,7 +21,7 @@ from dmbench.cli._options import package_option
 @package_option
 def import_inspect(logs: tuple[Path, ...], package_dir: Path | None) -> None:
     """Store the runs of `inspect eval dmbench/domain_modelling` logs (LOG...) in the package."""
-    for run in Package(core.package_dir(package_dir)).import_inspect(logs):
+    for run in Package(package_dir).import_inspect(logs):
         state = "imported" if run.added else "already imported"
         click.echo(
             f"{run.run_id}: {state} from {run.log.name} "

@@ -11,7 +11,6 @@ from typing import IO, Any
 
 import click
 
-from dmbench import core
 from dmbench.api import JUDGE, JudgeOptions, JudgeRun, Package
 from dmbench.cli._options import elapsed, package_option, sources_option, split_ids
 from dmbench.cli.commands_generate import ProgressBar
@@ -121,7 +120,7 @@ def judge(
     (one blind form), in both orders; the judge scores both 1-10 per criterion and
     S_final = S(output) / (S(output) + S(reference)), averaged over the orders.
     """
-    package = Package(core.package_dir(package_dir))
+    package = Package(package_dir)
     settings: dict[str, Any] = dict(
         hosts=hosts,
         options=JudgeOptions(
@@ -195,7 +194,7 @@ def leaderboard(judge_run_id: str | None, fmt: str, out: Path, package_dir: Path
     and warnings (position bias, flips, failures, self-preference, controls)."""
     started = time.perf_counter()
     written = None if fmt == "json" else out
-    board = Package(core.package_dir(package_dir)).leaderboard(judge_run_id, written, fmt,
+    board = Package(package_dir).leaderboard(judge_run_id, written, fmt,
                                                                 strict=True)  # fmt: skip
     if written is None:
         click.echo(json.dumps(board, indent=2, ensure_ascii=False))

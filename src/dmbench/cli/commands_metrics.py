@@ -7,7 +7,6 @@ from pathlib import Path
 
 import click
 
-from dmbench import core
 from dmbench.api import download_nltk_data, explain_pair, score_many
 from dmbench.cli._metric_option import metric_option
 
@@ -19,7 +18,6 @@ from dmbench.cli._metric_option import metric_option
 @click.option("--explain", "show_all", is_flag=True, help="Also print every intermediate.")
 def score_pair(reference: Path, generated: Path, metric: str, show_all: bool) -> None:
     """Score GENERATED against REFERENCE (two PlantUML files) and print the scores as JSON."""
-    texts = {path: core.read_text(path) for path in (reference, generated)}
     path_of = {"reference": reference, "generated": generated}
     warned: set[Path] = set()
 
@@ -28,7 +26,7 @@ def score_pair(reference: Path, generated: Path, metric: str, show_all: bool) ->
             warned.add(path_of[side])
             click.echo(f"warning: {path_of[side]}: {message} (read as one line)", err=True)
 
-    result = explain_pair(texts[reference], texts[generated], metric, show_all, on_warning=warn)
+    result = explain_pair(reference, generated, metric, show_all, on_warning=warn)
     click.echo(json.dumps(result, indent=2, ensure_ascii=False))
 
 
@@ -48,10 +46,7 @@ def score_pair(reference: Path, generated: Path, metric: str, show_all: bool) ->
 )
 def score_pairs(jsonl: Path, metric: str, workers: int | None) -> None:
     """Score many pairs in the benchmark view: a failed pair is 0/0/0 with its error."""
-    fields = {"id": object, "reference": str, "generated": str}
-    records = [record for _number, record in core.json_objects(jsonl, fields)]
-    pairs = [(record["id"], record["reference"], record["generated"]) for record in records]
-    for line in score_many(pairs, metric, workers):
+    for line in score_many(jsonl, metric, workers):
         click.echo(json.dumps(line, ensure_ascii=False))
 
 

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import click
 
-from dmbench import core
 from dmbench.api import READINGS, parse_many
 from dmbench.api import parse as parse_text
 from dmbench.cli._options import default_of
@@ -42,18 +41,17 @@ def parse(file: Path | None, jsonl: Path | None, reading: str) -> None:
     if (file is None) == (jsonl is None):
         raise click.UsageError("give either FILE or --jsonl IN.jsonl")
     if jsonl is not None:
-        items = ((r["id"], r["text"]) for _n, r in core.json_objects(jsonl, {"id": object, "text": str}))
-        for result in parse_many(items, reading):
+        for result in parse_many(jsonl, reading):
             click.echo(json.dumps(result, ensure_ascii=False))
         return
     assert file is not None
-    name = core.display_name(file)
+    name = "<stdin>" if str(file) == "-" else str(file)
 
     def warn(message: str) -> None:
         click.echo(f"warning: {name}: {message} (read as one line)", err=True)
 
     try:
-        diagram = parse_text(core.read_text(file), reading, on_warning=warn)
+        diagram = parse_text(file, reading, on_warning=warn)
     except ParseError as exc:
         # The position is printed once, in the file:line:column form editors understand.
         raise InputError(f"{name}:{exc.line}:{exc.column}: {exc.reason}") from None

@@ -6,7 +6,6 @@ from pathlib import Path
 
 import click
 
-from dmbench import core
 from dmbench.api import Package
 from dmbench.cli._options import package_option, split_ids
 
@@ -35,7 +34,7 @@ def render(run_ids: tuple[str, ...], out: Path | None, package_dir: Path | None)
     .dmbench-cache/render/; a diagram PlantUML rejects is drawn after the least repair that
     makes PlantUML accept it.
     """
-    batch = Package(core.package_dir(package_dir)).render(split_ids(run_ids), out)
+    batch = Package(package_dir).render(split_ids(run_ids), out)
     click.echo(batch.summary())
 
 
@@ -54,7 +53,7 @@ def report(out: Path, package_dir: Path | None) -> None:
 
     It works from file:// with no network; open OUT/index.html in a browser.
     """
-    result = Package(core.package_dir(package_dir)).report(
+    result = Package(package_dir).report(
         out, progress=lambda m: click.echo(m, err=True)
     )
     click.echo(f"{result.summary()} ({result.seconds:.1f} s)")

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import click
 
-from dmbench import core
 from dmbench.api import Package
 from dmbench.cli._options import elapsed, package_option, sources_option
 
@@ -55,7 +54,6 @@ def reproduce(
 ) -> None:
     """Fetch what is missing, build, verify the published scores, re-score, tabulate, validate,
     and build the HTML report."""
-    package_dir = core.package_dir(package_dir)
     started = time.perf_counter()
     failed = None
     stages = Package(package_dir).reproduce(

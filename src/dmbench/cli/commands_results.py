@@ -8,7 +8,6 @@ from pathlib import Path
 
 import click
 
-from dmbench import core
 from dmbench.api import SCORE_SOURCES, Package
 from dmbench.cli._metric_option import metric_option
 from dmbench.cli._options import elapsed, package_option, sources_option, split_ids
@@ -36,7 +35,7 @@ def score(
     metric: str, run_ids: tuple[str, ...], workers: int | None, package_dir: Path | None
 ) -> None:
     """Recompute per-record scores from the stored outputs and store them as `recomputed`."""
-    result = Package(core.package_dir(package_dir)).score(metric, split_ids(run_ids), workers)
+    result = Package(package_dir).score(metric, split_ids(run_ids), workers)
     click.echo(
         f"scored {result.records} outputs of {result.runs} runs with {result.metric} "
         f"({result.distinct_pairs} distinct pairs, {result.errors} scored 0/0/0 with an error) "
@@ -77,7 +76,7 @@ def tables(fmt: str, out: Path, metric: str, source: str, package_dir: Path | No
     Without --metric and --scores every metric that has scores is written: metrik-4 in OUT,
     metrik-4-standard (recomputed) in OUT/metrik-4-standard."""
     started = time.perf_counter()
-    package = Package(core.package_dir(package_dir))
+    package = Package(package_dir)
     every_metric = fmt == "csv" and not _given("metric") and not _given("source")
     if every_metric:
         written, table = package.write_tables(out)
@@ -110,7 +109,7 @@ def _given(name: str) -> bool:
 @package_option
 def verify(workers: int | None, as_json: bool, package_dir: Path | None) -> None:
     """Re-score every published record and re-derive every run summary; exit 1 on a mismatch."""
-    report = Package(core.package_dir(package_dir)).verify(workers)
+    report = Package(package_dir).verify(workers)
     click.echo(json.dumps(report.to_dict(), indent=2) if as_json else report.render())
     click.echo(f"verify ({report.seconds:.1f} s)", err=as_json)
     if not report.ok:
@@ -131,5 +130,5 @@ def errata(out: Path, sources_dir: Path | None, package_dir: Path | None) -> Non
     """Write the errata: the paper's claims (Table 1, section 3.3's metric study, the best cells
     of Tables 2-3) and the scoring facts, measured from data."""
     started = time.perf_counter()
-    path = Package(core.package_dir(package_dir)).errata(out, sources_dir)
+    path = Package(package_dir).errata(out, sources_dir)
     click.echo(f"wrote {path} ({elapsed(started)})")

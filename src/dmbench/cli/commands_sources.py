@@ -8,7 +8,6 @@ from pathlib import Path
 
 import click
 
-from dmbench import core
 from dmbench.api import DEFAULT_BASE_URL, Package, fetch_sources, write_metadata
 from dmbench.cli._options import elapsed, package_option, sources_option
 
@@ -43,7 +42,7 @@ def sources_fetch(cache: Path | None, base_url: str) -> None:
 def build(sources_dir: Path | None, package_dir: Path | None) -> None:
     """Build the data package from the pinned sources (all or nothing)."""
     started = time.perf_counter()
-    result = Package(core.package_dir(package_dir)).build(sources_dir)
+    result = Package(package_dir).build(sources_dir)
     click.echo(
         f"built {result.package_dir / 'datapackage.json'}: {result.records} records, "
         f"{result.runs_imported} published runs, {result.runs_carried_over} generated runs kept "
@@ -71,7 +70,7 @@ def validate(path: Path | None, as_json: bool, package_dir: Path | None) -> None
     """
     if path is not None and package_dir is not None:
         raise click.UsageError("give the package as PATH or as --package DIR, not both")
-    report = Package(core.package_dir(path or package_dir)).validate()
+    report = Package(path or package_dir).validate()
     click.echo(json.dumps(report.to_dict(), indent=2) if as_json else report.render())
     if not report.valid:
         raise SystemExit(1)

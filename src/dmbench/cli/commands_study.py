@@ -8,7 +8,6 @@ from pathlib import Path
 
 import click
 
-from dmbench import core
 from dmbench.api import METRICS, Package
 from dmbench.cli._options import elapsed, package_option, sources_option
 
@@ -49,7 +48,7 @@ def agreement(
 
     Judge rows (judge:<model>) come from the package's `dmbench judge --study` runs."""
     started = time.perf_counter()
-    package = Package(core.package_dir(package_dir))
+    package = Package(package_dir)
     table = package.agreement(sources_dir, metrics, strict=package_dir is not None)
     if fmt == "json":
         text = json.dumps(table.to_json(), indent=2, ensure_ascii=False) + "\n"
@@ -58,5 +57,6 @@ def agreement(
     if out is None:
         click.echo(text, nl=False)
     else:
-        core.write_text(out, text)
+        with click.open_file(str(out), "w", encoding="utf-8", atomic=True) as handle:
+            handle.write(text)
     click.echo(f"agreement ({elapsed(started)})", err=True)

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import click
 
-from dmbench import core
 from dmbench.api import Package
 from dmbench.cli._options import package_option
 
@@ -34,7 +33,7 @@ def validity(fmt: str, out: Path | None, package_dir: Path | None) -> None:
     Also what upstream's validator rejects and what the standard reading cannot parse; the
     references get the same counts. Diagrams not drawn yet are drawn (and cached) first.
     """
-    table = Package(core.package_dir(package_dir)).validity(out)
+    table = Package(package_dir).validity(out)
     if fmt == "json":
         click.echo(json.dumps(table.to_json(), indent=2))
     else:

@@ -11,6 +11,7 @@ import dataclasses
 import functools
 import json
 import math
+import os
 import sys
 import types
 import typing
@@ -27,12 +28,12 @@ BOM = b"\xef\xbb\xbf"
 """The UTF-8 byte-order mark some editors write first; JSON forbids it, and it is easy to miss."""
 
 
-def display_name(path: Path | str) -> str:
+def display_name(path: str | os.PathLike[str]) -> str:
     """The name an error gives a user's file: ``<stdin>`` for ``-``, else the path given."""
     return "<stdin>" if str(path) == STDIN else str(path)
 
 
-def read_bytes(path: Path | str) -> bytes:
+def read_bytes(path: str | os.PathLike[str]) -> bytes:
     """The file's bytes (``-`` reads stdin)."""
     if str(path) == STDIN:
         return sys.stdin.buffer.read()
@@ -104,7 +105,7 @@ def dataclass_from_json(cls: type[T], data: Any) -> T:
     a tuple."""
     if not isinstance(data, dict):
         raise TypeError(f"{_json_repr(data)} where an object belongs")
-    fields = _fields(cls)
+    fields = _fields(typing.cast(type, cls))  # a class is hashable; mypy's type[T] is not
     unknown = sorted(set(data) - fields.hints.keys())
     if unknown:
         raise TypeError(f'unknown field "{unknown[0]}"')
@@ -193,13 +194,13 @@ def _json_repr(value: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def read_text(path: Path | str) -> str:
+def read_text(path: str | os.PathLike[str]) -> str:
     """A user's file (``-``: stdin) as text; bytes that are not UTF-8 are a one-line error
     naming the file, not a traceback."""
     return decode(read_bytes(path), display_name(path))
 
 
-def json_objects(path: Path | str, fields: dict[str, type]) -> Iterator[tuple[int, dict[str, Any]]]:
+def json_objects(path: str | os.PathLike[str], fields: dict[str, type]) -> Iterator[tuple[int, dict[str, Any]]]:
     """(line number, object) of each non-blank line, each holding ``fields`` of those types.
 
     ``object`` as a type only asks that the field be there (ids may be numbers or strings).

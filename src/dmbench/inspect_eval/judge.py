@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import base64
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -49,8 +49,12 @@ class InspectChat:
 
     def chat(
         self, system: str, user: str, options: Options, sample: int = 1,
-        images: Sequence[bytes] = (), **_: Any,
+        format: dict[str, Any] | None = None,
+        accept: Callable[[dict[str, Any]], bool] | None = None,
+        images: Sequence[bytes] = (),
     ) -> ChatReply:  # fmt: skip
+        """One call of the inspect model; ``format`` is not sent (the judge checks the reply
+        against it) and nothing is cached, so ``accept`` has nothing to decide."""
         config = GenerateConfig(
             temperature=options.temperature, max_tokens=options.num_predict, seed=options.seed
         )

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -34,6 +35,7 @@ from dmbench.core.provenance import code_provenance
 from dmbench.core.urls import public_url
 from dmbench.errors import DmbenchError, InputError, MissingPrerequisiteError, PackageError
 from dmbench.inspect_eval.settings import build_candidate, run_settings, sent_options
+from dmbench.llm.llm_candidate import LLMCandidate
 from dmbench.package import load_records, refresh, require_package
 from dmbench.package.descriptor import DESCRIPTOR
 from dmbench.package.lock import package_lock
@@ -151,6 +153,9 @@ def _claims_checked(package_dir: Path, path: Path, meta: dict[str, Any]) -> None
         message = exc.one_line() if isinstance(exc, DmbenchError) else str(exc)
         raise InputError(f"{path}: the task's settings are refused: {one_line(message)}") from None
     expected = run_settings(built)
+    variant = _variant_claimed(path, settings, built)
+    if variant is not None:
+        expected["prompts"] = variant
     if _canonical(settings) != _canonical(expected):
         wrong = sorted(
             key for key in {*settings, *expected}
@@ -165,12 +170,41 @@ def _claims_checked(package_dir: Path, path: Path, meta: dict[str, Any]) -> None
             f"{path}: upstream candidate {shown(meta['upstream_candidate'])} is not "
             f"{candidate}'s ({built.upstream})"
         )
-    if meta["prompts_sha256"] != built.prompts_sha256:
+    if variant is not None:
+        if meta["prompts_sha256"] != variant["sha256"]:
+            raise InputError(f"{path}: prompts_sha256 is not the prompt variant's sha256")
+    elif meta["prompts_sha256"] != built.prompts_sha256:
         raise InputError(
             f"{path}: the prompts the eval sent are not this package's {candidate} prompts "
             "(prompts_sha256 differ)",
             hint="import the log into the package the eval ran on",
         )
+
+
+def _variant_claimed(
+    path: Path, settings: dict[str, Any], built: LLMCandidate
+) -> dict[str, Any] | None:
+    """A prompt variant's ``{"variant", "sha256"}`` as the log's settings hold it (``-T
+    prompts=DIR``), when well formed: a printable name and one sha256 per prompt file of the
+    candidate; None for the pinned prompts. The variant's texts are not in the package, so its
+    hashes are taken as recorded, as ``generate --prompts`` records them."""
+    claimed = settings.get("prompts")
+    if claimed is None:
+        return None
+    names = set(built.prompt_names)
+    if not (
+        isinstance(claimed, dict)
+        and set(claimed) == {"variant", "sha256"}
+        and isinstance(claimed["variant"], str)
+        and 0 < len(claimed["variant"]) <= 255
+        and claimed["variant"].isprintable()
+        and isinstance(claimed["sha256"], dict)
+        and set(claimed["sha256"]) == names
+        and all(isinstance(h, str) and re.fullmatch(r"[0-9a-f]{64}", h)
+                for h in claimed["sha256"].values())
+    ):  # fmt: skip
+        raise InputError(f"{path}: the task's prompt variant is not well formed")
+    return claimed
 
 
 def _canonical(value: Any) -> str:

@@ -27,8 +27,9 @@ def benchmark_score(metric: str = DEFAULT_METRIC) -> Scorer:
         generated = generated_of(state)
         # metrik-4's memo is not shared between threads: scored on the loop, one at a time
         result = score_benchmark(target.text, generated, metric)
-        values = result.to_dict()
-        error = values.pop("error")
-        return Score(value=values, answer=generated, explanation=error, metadata={"metric": metric})
+        values = {name: getattr(result, name) for name in SCORE_NAMES}
+        return Score(
+            value=values, answer=generated, explanation=result.error, metadata={"metric": metric}
+        )
 
     return score

@@ -27,9 +27,12 @@ def sent_options(candidate: str) -> list[str]:
     return [option for option in candidate_spec(candidate).options if option not in NOT_SENT]
 
 
-def build_candidate(candidate: str, package: Path, settings: dict[str, Any]) -> LLMCandidate:
+def build_candidate(
+    candidate: str, package: Path, settings: dict[str, Any], variant: Path | None = None
+) -> LLMCandidate:
     """The LLM candidate ``dmbench generate`` would build from its spec, with the package's
-    prompt files; ``settings`` may be any of the spec's options the inspect path sends."""
+    prompt files or the prompt variant in folder ``variant`` (``generate --prompts``);
+    ``settings`` may be any of the spec's options the inspect path sends."""
     spec = candidate_spec(candidate)
     if not spec.uses_llm:
         llm = [known.name for known in candidate_specs() if known.uses_llm]
@@ -42,7 +45,11 @@ def build_candidate(candidate: str, package: Path, settings: dict[str, Any]) -> 
             "inspect task",
             hint=f"known: {', '.join(sent)}",
         )
-    built = spec.factory(model=MODEL_PLACEHOLDER, prompts=package, **settings)
+    if variant is not None and not spec.prompt_files:
+        raise InputError(f"-T prompts is for a candidate with prompt files; {candidate} has none")
+    built = spec.factory(
+        model=MODEL_PLACEHOLDER, prompts=package, prompt_variant=variant, **settings
+    )
     assert isinstance(built, LLMCandidate)
     return built
 

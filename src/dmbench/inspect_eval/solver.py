@@ -9,12 +9,12 @@ uses, and the outcome (diagram, failure, error, reply) is stored in the sample's
 
 from __future__ import annotations
 
-import copy
 from functools import partial
 from typing import Any
 
 import anyio
 from inspect_ai.model import (
+    ChatMessage,
     ChatMessageSystem,
     ChatMessageUser,
     Content,
@@ -47,7 +47,7 @@ def generate_from_thread(
 ) -> ModelOutput:
     """One system + user call of ``model`` from a worker thread: it runs on the event loop
     (the user's content may hold images besides text)."""
-    messages = [ChatMessageSystem(content=system), ChatMessageUser(content=user)]
+    messages: list[ChatMessage] = [ChatMessageSystem(content=system), ChatMessageUser(content=user)]
     return anyio.from_thread.run(partial(model.generate, messages, config=config))
 
 
@@ -79,8 +79,7 @@ def candidate_solver(candidate: LLMCandidate) -> Solver:
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         model = get_model()
-        bridged = copy.copy(candidate)
-        bridged.ask = partial(_ask, model, candidate)
+        bridged = candidate.answered_by(partial(_ask, model, candidate))
         result = await anyio.to_thread.run_sync(bridged.run, state.input_text)
         outcome: dict[str, Any] = result._asdict()
         outcome["calls"] = [dict(call) for call in result.calls]

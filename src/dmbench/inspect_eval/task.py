@@ -7,12 +7,14 @@ Run from a built package (or pass ``-T package=DIR``)::
 The candidate's generation settings are task arguments (``-T temperature=0.2``, ``-T
 num_predict=2048``, ``-T seed=1``, ``-T top_p=…``, ``-T top_k=…``, chen's ``-T
 temperature_translate=…`` and ``-T truncate=false``) with ``dmbench generate``'s defaults; each
-call sends them, over whatever ``--temperature`` or the like inspect was given. They are stored
-in the task's metadata, which ``dmbench import-inspect`` reads back as the run's settings.
+call sends them, over whatever ``--temperature`` or the like inspect was given. ``-T
+prompts=DIR`` is a prompt variant, as ``dmbench generate --prompts DIR``. They are stored in the
+task's metadata, which ``dmbench import-inspect`` reads back as the run's settings.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from inspect_ai import Task, task
@@ -43,13 +45,16 @@ def domain_modelling(
     judge: str | None = None,
     package: str | None = None,
     judge_view: str = "text",
+    prompts: str | None = None,
     **settings: Any,
 ) -> Task:
     """The benchmark records of ``dataset`` through ``candidate``, scored with metrik-4 (and
     ``metric``, when another is named; ``judge``: also by that judge model, reading the
-    diagrams' text or, with ``judge_view="image"``, seeing them drawn)."""
+    diagrams' text or, with ``judge_view="image"``, seeing them drawn); ``prompts``: a prompt
+    variant's folder."""
     try:
-        return _task(candidate, dataset, metric, judge, package, settings, judge_view)
+        variant = None if prompts is None else Path(prompts)
+        return _task(candidate, dataset, metric, judge, package, settings, judge_view, variant)
     except DmbenchError as exc:
         # inspect prints this one as its message alone (a bad -T argument is no bug of ours)
         raise PrerequisiteError(f"dmbench/{TASK_NAME}: {exc.one_line()}") from None
@@ -63,12 +68,13 @@ def _task(
     package: str | None,
     settings: dict[str, Any],
     judge_view: str = "text",
+    variant: Path | None = None,
 ) -> Task:
     if dataset not in DATASETS:
         raise InputError(f"unknown dataset {dataset!r}; choose one of {', '.join(DATASETS)}")
     root = require_package(paths.package_dir(package), built=False)
     records = load_records(root, dataset)
-    built = build_candidate(candidate, root, settings)
+    built = build_candidate(candidate, root, settings, variant)
     type_column = load_criteria().type_column
     samples = [
         Sample(

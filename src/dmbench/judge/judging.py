@@ -29,7 +29,7 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from statistics import fmean
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import jsonschema
 
@@ -46,7 +46,7 @@ from dmbench.judge.prompt import (
 )
 from dmbench.judge.protocol_scores import score
 from dmbench.judge.views import DEFAULT_VIEW, VIEWS, Drawings
-from dmbench.llm import CacheMissError, ChatError, OllamaChat, Options
+from dmbench.llm import CacheMissError, ChatClient, ChatError, Options
 
 MAX_ATTEMPTS = 3
 STORED_REPLY_CHARS = 16 * 1024
@@ -147,13 +147,17 @@ def _num_ctx(options: JudgeOptions, system: str, user: str, images: int = 0) -> 
     return max(options.num_ctx, math.ceil(needed / _CTX_STEP) * _CTX_STEP)
 
 
-class Judge:
-    """One judge model over the ``llm`` layer (hosts, retries, cache, offline).
+Chat = TypeVar("Chat", bound=ChatClient)
+
+
+class Judge(Generic[Chat]):
+    """One judge model over the ``llm`` layer (hosts, retries, cache, offline), or over any
+    other :class:`ChatClient` (inspect's model).
 
     ``drawings`` draws the blind forms for the image view (``options.view == "image"``)."""
 
     def __init__(
-        self, chat: OllamaChat, criteria: Criteria, options: JudgeOptions,
+        self, chat: Chat, criteria: Criteria, options: JudgeOptions,
         drawings: Drawings | None = None,
     ) -> None:  # fmt: skip
         if options.view not in VIEWS:

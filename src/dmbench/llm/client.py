@@ -51,10 +51,10 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from http import HTTPStatus
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import httpcore
 import httpx
@@ -181,20 +181,34 @@ class _BoundedStream(httpcore.NetworkStream):
         return self._inner.get_extra_info(info)
 
 
+SocketOption = tuple[int, int, int] | tuple[int, int, bytes | bytearray] | tuple[int, int, None, int]
+"""A socket option as httpcore takes it (its own alias lives in a private module)."""
+
+
 class _BoundedBackend(httpcore.NetworkBackend):
     def __init__(self) -> None:
         self._inner = httpcore.SyncBackend()
 
     def connect_tcp(
-        self, host: str, port: int, timeout: float | None = None, **kwargs: Any
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Iterable[SocketOption] | None = None,
     ) -> httpcore.NetworkStream:
-        inner = self._inner.connect_tcp(host, port, _within_deadline(timeout), **kwargs)
+        inner = self._inner.connect_tcp(
+            host, port, _within_deadline(timeout), local_address, socket_options
+        )
         return _BoundedStream(inner)
 
     def connect_unix_socket(
-        self, path: str, timeout: float | None = None, **kwargs: Any
+        self,
+        path: str,
+        timeout: float | None = None,
+        socket_options: Iterable[SocketOption] | None = None,
     ) -> httpcore.NetworkStream:
-        inner = self._inner.connect_unix_socket(path, _within_deadline(timeout), **kwargs)
+        inner = self._inner.connect_unix_socket(path, _within_deadline(timeout), socket_options)
         return _BoundedStream(inner)
 
     def sleep(self, seconds: float) -> None:
@@ -344,6 +358,25 @@ def _classify(
     if isinstance(exc, ValueError):
         return "JSONDecodeError", f"{url}: reply is not a chat response ({exc})", False
     return type(exc).__name__, str(exc), False
+
+
+class ChatClient(Protocol):
+    """What a judge asks of a chat client: :class:`OllamaChat`, or inspect's model behind the
+    same calls (``dmbench.inspect_eval``)."""
+
+    model: str
+    offline: bool
+
+    def chat(
+        self,
+        system: str,
+        user: str,
+        options: Options,
+        sample: int = 1,
+        format: dict[str, Any] | None = None,
+        accept: Callable[[dict[str, Any]], bool] | None = None,
+        images: Sequence[bytes] = (),
+    ) -> ChatReply: ...
 
 
 class OllamaChat:

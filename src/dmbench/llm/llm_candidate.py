@@ -10,7 +10,7 @@ from __future__ import annotations
 import copy
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -45,6 +45,9 @@ UPSTREAM_OPTIONS: dict[str, Any] = {
     "think": False,
 }
 
+Ask = Callable[[str, str, float | None], ChatReply]
+"""One call: (system, user, temperature) -> the reply, as :meth:`LLMCandidate.ask` makes it."""
+
 Outcome = tuple[str, bool, str | None, str]
 """(generated, failed, error, raw excerpt), upstream's four per-record fields."""
 
@@ -75,6 +78,8 @@ class LLMCandidate(ABC):
     upstream: str
 
     prompt_names: tuple[str, ...]
+    _answer: Ask | None = None
+    """Who answers the calls instead of the Ollama client (see :meth:`answered_by`)."""
 
     def __init__(
         self,
@@ -141,8 +146,17 @@ class LLMCandidate(ABC):
         other.sample = run_index
         return other
 
+    def answered_by(self, ask: Ask) -> LLMCandidate:
+        """The same candidate with every call answered by ``ask`` (inspect's model, in
+        ``dmbench.inspect_eval``) instead of its Ollama client."""
+        other = copy.copy(self)
+        other._answer = ask
+        return other
+
     def ask(self, system: str, user: str, temperature: float | None) -> ChatReply:
         """One call with this candidate's options at ``temperature``, for this run's sample."""
+        if self._answer is not None:
+            return self._answer(system, user, temperature)
         options = Options(
             temperature, self.num_predict, self.seed, self.top_p, self.top_k, self.repeat_penalty
         )
@@ -152,24 +166,31 @@ class LLMCandidate(ABC):
         """Upstream's ``CUT``-character cut, unless ``--no-truncate`` asked for the whole text."""
         return text[:CUT] if self.truncate else text
 
-    def settings(self) -> dict[str, Any]:
-        """The keys of the published runs' effective settings, so both kinds compare directly;
-        a prompt variant adds its name and the sha256 of each of its files."""
-        settings = {
+    @classmethod
+    def settings_with(cls, model: str | None, values: Mapping[str, Any]) -> dict[str, Any]:
+        """A run's settings from its model and option values (an instance's own, or its spec's
+        upstream defaults for the published runs): the published runs' keys, so both kinds
+        compare directly."""
+        return {
             "uses_llm": True,
-            "model": self.model,
-            "temperature": self.temperature,
+            "model": model,
+            "temperature": values["temperature"],
             "temperature_translate": None,
-            "num_predict": self.num_predict,
-            "seed": self.seed,
-            "top_p": self.top_p,
-            "top_k": self.top_k,
-            "repeat_penalty": self.repeat_penalty,
-            "timeout_seconds": self.timeout,
+            "num_predict": values["num_predict"],
+            "seed": values["seed"],
+            "top_p": values["top_p"],
+            "top_k": values["top_k"],
+            "repeat_penalty": values["repeat_penalty"],
+            "timeout_seconds": values["timeout"],
             "enable_translation": None,
-            "think": self.think,
-            "truncate": self.truncate,
+            "think": values["think"],
+            "truncate": values.get("truncate", True),
         }
+
+    def settings(self) -> dict[str, Any]:
+        """:meth:`settings_with` this candidate's values; a prompt variant adds its name and the
+        sha256 of each of its files."""
+        settings = self.settings_with(self.model, vars(self))
         if self.variant is not None:  # the pinned prompts' runs keep their settings and ids
             settings["prompts"] = {"variant": self.variant, "sha256": dict(self.prompts_sha256)}
         return settings

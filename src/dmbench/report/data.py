@@ -40,10 +40,13 @@ class Cell:
     model: str | None
     canonical: bool = True
     """One of the paper's cells; a later run's (generated, imported) is not."""
+    variant: str | None = None
+    """The prompt variant's name; None for the pinned prompts."""
 
     @property
     def label(self) -> str:
-        return f"{self.candidate} · {self.model}" if self.model else self.candidate
+        label = f"{self.candidate} · {self.model}" if self.model else self.candidate
+        return label if self.variant is None else f"{label} · prompts {self.variant}"
 
     @property
     def slug(self) -> str:
@@ -237,7 +240,11 @@ def canonical_cells(runs: list[Run]) -> list[Cell]:
     calamo, by LLM), then the others in the same order."""
     cells = {
         series_of(r.info.run_id): Cell(
-            series_of(r.info.run_id), r.info.candidate, r.info.model, r.info.canonical
+            series_of(r.info.run_id),
+            r.info.candidate,
+            r.info.model,
+            r.info.canonical,
+            r.info.prompt_variant,
         )
         for r in runs
     }

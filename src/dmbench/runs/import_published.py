@@ -11,57 +11,28 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from dmbench.candidates import CANDIDATES
+from dmbench.candidates import CANDIDATES, upstream_names
 from dmbench.errors import SourceError
+from dmbench.llm.llm_candidate import UPSTREAM_OPTIONS, LLMCandidate
 from dmbench.metrics import PUBLISHED_METRIC
 from dmbench.runs.scores import ScoreRow, write_scores
 from dmbench.runs.store import RUNS_DIR, OutputRow, RunInfo, make_run_id, open_run
 from dmbench.sources import BENCHMARK_REPO, PinnedFile, repository
-from dmbench.sources.published import CANDIDATES as CANDIDATE_NAMES
 from dmbench.sources.published import published_runs
 from dmbench.sources.records import UPSTREAM_DATASETS, BenchmarkRecord
 
 CANONICAL_MODELS = {None, "glm-5.1:cloud", "kimi-k2.6:cloud"}
 
-SETTING_KEYS = (
-    "model",
-    "temperature",
-    "temperature_translate",
-    "num_predict",
-    "seed",
-    "top_p",
-    "top_k",
-    "repeat_penalty",
-    "timeout_seconds",
-    "enable_translation",
-    "think",
-    "truncate",
-)
-
 
 def effective_settings(candidate: str, model: str | None) -> dict[str, Any]:
-    """The settings each published run actually ran with (spec B.1, C.1)."""
-    spec = CANDIDATES[candidate]
-    settings: dict[str, Any] = dict.fromkeys(SETTING_KEYS)
-    settings["uses_llm"] = spec.uses_llm
-    if spec.uses_llm:
-        # The candidates were rebuilt with only some settings: the rest, the HTTP timeout and
-        # thinking among them, were upstream's defaults whatever the artifact records.
-        upstream = spec.options
-        settings.update(
-            model=model,
-            temperature=upstream["temperature"],
-            num_predict=upstream["num_predict"],
-            timeout_seconds=upstream["timeout"],
-            think=upstream["think"],
-        )
-        if "temperature_translate" in upstream:
-            settings.update(
-                temperature_translate=upstream["temperature_translate"],
-                enable_translation=True,
-                truncate=upstream["truncate"],
-            )
-    return settings
+    """The settings each published run actually ran with (spec B.1, C.1), as its candidate's
+    spec says: the candidates were rebuilt with only some settings, the rest (the HTTP timeout
+    and thinking among them) were upstream's defaults whatever the artifact records. Every
+    published run lists the LLM candidates' keys (``None`` where a candidate has no such
+    setting), ``uses_llm`` last."""
+    settings = CANDIDATES[candidate].upstream_settings(model)
+    keys = [key for key in LLMCandidate.settings_with(None, UPSTREAM_OPTIONS) if key != "uses_llm"]
+    return {**{key: settings.get(key) for key in keys}, "uses_llm": settings["uses_llm"]}
 
 
 def import_published_runs(
@@ -81,7 +52,7 @@ def _import_one(
 ) -> str:
     label = pin.relpath
     try:
-        candidate = CANDIDATE_NAMES[artifact["candidate"]]
+        candidate = upstream_names()[artifact["candidate"]]
         dataset = UPSTREAM_DATASETS[artifact["dataset"]]
     except KeyError as exc:
         raise SourceError(f"{label}: unknown candidate or dataset {exc}") from exc

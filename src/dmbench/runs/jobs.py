@@ -31,7 +31,8 @@ def read_records_file(handle: IO[bytes] | IO[str], source: str = "<records>") ->
     UTF-8 is named like any other bad line."""
     records: list[Record] = []
     seen: set[str] = set()
-    for number, line in enumerate(handle, start=1):
+    lines: Iterable[bytes | str] = handle
+    for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         data: Any = json_line(line, f"{source}, line {number}")

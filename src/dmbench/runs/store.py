@@ -76,6 +76,12 @@ class RunInfo:
     upstream: dict[str, Any] | None = None
     totals: dict[str, Any] = field(default_factory=dict)
 
+    @property
+    def prompt_variant(self) -> str | None:
+        """The prompt variant's name (``generate --prompts DIR``); None for the pinned prompts."""
+        prompts = self.settings.get("prompts")
+        return prompts.get("variant") if isinstance(prompts, dict) else None
+
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 

@@ -9,6 +9,11 @@ Two independent checks per imported run:
    ten buckets and the failed count, spec F.3) is re-computed from its published per-record
    scores and must agree within ``TOLERANCE``.
 
+A run dmbench generated (or imported from a bundle or an inspect log) has no published values:
+its stored recomputed metrik-4 scores are re-computed from its outputs instead and must agree
+within ``TOLERANCE``, so a submitted run's scores are checked as the paper's are; one not
+scored yet is named.
+
 A disagreement that is understood is listed in ``KNOWN_EXCEPTIONS`` with the reason; it is still
 re-scored and reported with both values, never skipped, and it only excuses the fields it names
 and only within its own bound. Anything else that disagrees fails the verification.
@@ -19,7 +24,7 @@ from __future__ import annotations
 import statistics
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -105,10 +110,15 @@ class VerifyReport:
     runs: list[RunCheck]
     tolerance: float
     seconds: float = 0.0
+    generated: list[RunCheck] = field(default_factory=list)
+    """The runs without published values, their stored recomputed scores re-computed."""
+    unscored: list[str] = field(default_factory=list)
+    """Runs without published values nor stored metrik-4 scores: nothing to verify yet."""
 
     @property
     def ok(self) -> bool:
-        return bool(self.runs) and not any(run.unexplained for run in self.runs)
+        checks = [*self.runs, *self.generated]
+        return bool(self.runs) and not any(run.unexplained for run in checks)
 
     @property
     def values_checked(self) -> int:
@@ -159,6 +169,19 @@ class VerifyReport:
                 }
                 for run in self.runs
             ],
+            "generated": [
+                {
+                    "run_id": run.run_id,
+                    "records": run.records,
+                    "values_checked": run.values_checked,
+                    "values_equal": run.values_equal,
+                    "max_abs_diff": run.max_abs_diff,
+                    "verdict": run.verdict,
+                    "mismatches": [asdict(m) for m in run.mismatches],
+                }
+                for run in self.generated
+            ],
+            "unscored": list(self.unscored),
         }
 
     def render(self) -> str:
@@ -191,12 +214,39 @@ class VerifyReport:
                 f"  why {run_id} {record_id} (upstream {files[run_id]}): "
                 f"{_reason(run_id, record_id, self)}"
             )
+        lines.extend(self._render_generated())
         exceptions = len(self.explained_records)
         lines.append(
             f"verdict: {'OK' if self.ok else 'FAILED'}"
             f" ({exceptions} explained exception{'s' if exceptions != 1 else ''})"
         )
         return "\n".join(lines)
+
+
+    def _render_generated(self) -> list[str]:
+        """The runs without published values: their stored scores re-computed, or unscored."""
+        lines = []
+        if self.generated:
+            checked = sum(run.values_checked for run in self.generated)
+            equal = sum(run.values_equal for run in self.generated)
+            lines.append(
+                f"{equal} of {checked} stored recomputed score values of "
+                f"{len(self.generated)} generated runs reproduced within {self.tolerance:g}:"
+            )
+            lines.extend(f"  {run.run_id}: {run.records} records, {run.verdict}"
+                         for run in self.generated)  # fmt: skip
+            lines.extend(
+                f"  MISMATCH: {m.run_id} {m.record_id} {m.field}: "
+                f"stored {m.published!r}, recomputed {m.recomputed!r}"
+                for run in self.generated
+                for m in run.mismatches
+            )
+        if self.unscored:
+            lines.append(
+                f"not verified, no {METRIC} scores yet (run `dmbench score --runs ...`): "
+                + ", ".join(self.unscored)
+            )
+        return lines
 
 
 def _reason(run_id: str, record_id: str, report: VerifyReport) -> str:
@@ -330,11 +380,17 @@ def verify(
     """
     started = time.perf_counter()
     opened = open_package(package)
-    runs = [r for r in opened.select_runs(run_ids) if r.info.origin == "published"]
+    selected = opened.select_runs(run_ids)
+    runs = [r for r in selected if r.info.origin == "published"]
     if not runs:
         raise PackageError("no published runs to verify; run `dmbench build` first")
+    stored = {r.info.run_id: _stored_scores(r) for r in selected if r.info.origin != "published"}
+    generated = [r for r in selected if stored.get(r.info.run_id)]
     if rescored is None:
-        rescored = rescore(opened.records(), runs, METRIC, workers)
+        rescored = rescore(opened.records(), [*runs, *generated], METRIC, workers)
+    elif missing := [r for r in generated if r.info.run_id not in rescored.rows]:
+        extra = rescore(opened.records(), missing, METRIC, workers)
+        rescored = replace(rescored, rows={**rescored.rows, **extra.rows})
     checks = []
     for run in runs:
         published = [
@@ -348,4 +404,18 @@ def verify(
         check_records(check, run, published, rescored.rows[run.info.run_id], tolerance)
         check_summary(check, run, published, tolerance)
         checks.append(check)
-    return VerifyReport(checks, tolerance, time.perf_counter() - started)
+    generated_checks = []
+    for run in generated:
+        check = RunCheck(run.info.run_id, "", len(stored[run.info.run_id]))
+        check_records(check, run, stored[run.info.run_id], rescored.rows[run.info.run_id],
+                      tolerance)  # fmt: skip
+        generated_checks.append(check)
+    unscored = [run_id for run_id, rows in stored.items() if not rows]
+    return VerifyReport(
+        checks, tolerance, time.perf_counter() - started, generated_checks, unscored
+    )
+
+
+def _stored_scores(run: Run) -> list[ScoreRow]:
+    """A run's stored recomputed metrik-4 rows (a run without published values has only these)."""
+    return [r for r in run.scores() if r.metric == METRIC and r.origin == "recomputed"]

@@ -2,13 +2,14 @@
 
 The build, the quirk-cost table and the parity tests read the mirrored upstream files through
 this one place, each checked against its pinned sha256 like every other upstream input. The
-upstream names of the candidates are mapped to dmbench's here, once.
+upstream names of the candidates are kept; each candidate's spec says its upstream name
+(``dmbench.candidates.upstream_names``), and a caller above this layer maps them.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -19,12 +20,6 @@ from dmbench.sources.pins import PinnedFile, pinned, pinned_files, read_verified
 from dmbench.sources.records import DATASETS as _DATASETS
 from dmbench.sources.records import UPSTREAM_DATASETS as DATASETS
 
-CANDIDATES = {
-    "rule_based": "rule_based",
-    "zenodo_zero_shot": "chen",
-    "kaiser_zero_shot": "calamo",
-}
-"""Upstream candidate name -> dmbench candidate name (the one place both names meet)."""
 CORPORA = {d.name: f"{BENCHMARK}/{d.source_path}" for d in _DATASETS.values()}
 STUDY_39 = f"{METRICS}/data/combined-data.json"
 REFERENCE = "reference"
@@ -59,11 +54,12 @@ def _run_files(sources: Path) -> Iterator[tuple[str, dict]]:
         yield Path(pin.path).name, artifact
 
 
-def output_rows(sources: Path) -> Iterator[DiagramRow]:
-    """Every generated diagram of the published runs; the id names file and record index."""
+def output_rows(sources: Path, names: Mapping[str, str] | None = None) -> Iterator[DiagramRow]:
+    """Every generated diagram of the published runs; the id names file and record index. The
+    candidate is named as ``names`` (upstream name -> dmbench's) maps it, else as upstream did."""
     for name, run in _run_files(sources):
         dataset = DATASETS[run["dataset"]]
-        candidate = CANDIDATES[run["candidate"]]
+        candidate = (names or {}).get(run["candidate"], run["candidate"])
         for index, record in enumerate(run["records"]):
             row_id = f"{name}#{index}:{record['id']}"
             yield DiagramRow(row_id, dataset, candidate, record["generated"])

@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from dmbench.candidates import Calamo, Chen
 from dmbench.core import atomic, paths
 from dmbench.core.escape import markdown_text
 from dmbench.errors import PackageError
@@ -396,7 +397,7 @@ def _pct(value: float | None) -> str:
 
 
 def _dropped_section(facts: ScoringFacts) -> list[str]:
-    calamo = [g for g in facts.groups if g.candidate == "calamo" and g.canonical]
+    calamo = [g for g in facts.groups if g.candidate == Calamo.name and g.canonical]
     dropped = sum(g.attributes_dropped for g in calamo)
     written = sum(g.attributes_standard for g in calamo)
     lines = [
@@ -623,8 +624,8 @@ def _median(values: list[float]) -> float:
 
 
 def _cuts_section(facts: ScoringFacts) -> list[str]:
-    chen = [g for g in facts.groups if g.candidate == "chen"]
-    calamo = [g for g in facts.groups if g.candidate == "calamo"]
+    chen = [g for g in facts.groups if g.candidate == Chen.name]
+    calamo = [g for g in facts.groups if g.candidate == Calamo.name]
     cut_calls, calls = SPEC_CUT_CALLS
     lines = [
         f"### 2.4 Chen's {CUT}-character cuts",

@@ -175,8 +175,10 @@ def _cell(row: ResultRow, element: str, bold: bool = False) -> str:
 
 
 def cell_label(row: ResultRow) -> str:
-    """``candidate/model`` as Markdown text (a model name may hold any character)."""
-    return markdown_text(f"{row.candidate}/{row.model}" if row.model else row.candidate)
+    """``candidate/model`` (and the prompt variant) as Markdown text (a model name may hold
+    any character)."""
+    model = row.model_label
+    return markdown_text(f"{row.candidate}/{model}" if model else row.candidate)
 
 
 def _p(value: float) -> str:
@@ -228,7 +230,7 @@ def results_markdown(table: TableSet, dataset: str) -> str:
         return [
             [
                 markdown_text(r.candidate),
-                markdown_text(r.model) if r.model else "–",
+                markdown_text(r.model_label) if r.model_label else "–",
                 str(r.runs),
                 *(_cell(r, e, (e, r.series) in clear and r.canonical) for e in ELEMENTS),
                 _fmt(r.to_record()["fail_pct"], 1),

@@ -74,6 +74,8 @@ class RunSummary:
     rejected: int
     record_scores: Mapping[str, tuple[float, ...]]
     """record id -> the record's scores in ``ELEMENTS`` order."""
+    variant: str | None = None
+    """The prompt variant's name; None for the pinned prompts."""
 
     @property
     def failed_pct(self) -> float:
@@ -107,15 +109,27 @@ class ResultRow:
     ci_high: dict[str, float | None]
     record_means: Mapping[str, tuple[float, ...]]
     """record id -> its mean over the runs per element (records every run scored)."""
+    variant: str | None = None
+    """The prompt variant's name; None for the pinned prompts."""
+
+    @property
+    def model_label(self) -> str | None:
+        """The LLM as a row names it, with the prompt variant, so that a variant's row does
+        not read like the pinned prompts' row."""
+        if self.variant is None:
+            return self.model
+        return f"{self.model or '–'} · prompts {self.variant}"
 
     def to_record(self) -> dict:
-        """The JSON shape: each element as ``{"median", "std"}``, three decimals as printed."""
+        """The JSON shape: each element as ``{"median", "std"}``, three decimals as printed;
+        ``variant`` only in a prompt variant's row."""
         record: dict[str, Any] = {
             "table": self.table,
             "metric": self.metric,
             "dataset": self.dataset,
             "candidate": self.candidate,
             "model": self.model,
+            **({} if self.variant is None else {"variant": self.variant}),
             "series": self.series,
             "origin": self.origin,
             "canonical": self.canonical,
@@ -215,6 +229,7 @@ def summarise_run(run: Run, metric: str, source: str) -> RunSummary | None:
         record_scores={
             r.record_id: tuple(getattr(r, f"{e}_score") for e in ELEMENTS) for r in rows
         },
+        variant=run.info.prompt_variant,
     )
 
 
@@ -297,6 +312,7 @@ def aggregate(summaries: Iterable[RunSummary], metric: str) -> list[ResultRow]:
                 ci_low={e: None if i is None else i[0] for e, i in intervals.items()},
                 ci_high={e: None if i is None else i[1] for e, i in intervals.items()},
                 record_means=dict(zip(records, map(tuple, matrix.mean(axis=1)), strict=True)),
+                variant=first.variant,
             )
         )
     candidate_order = {name: index for index, name in enumerate(CANDIDATES)}
