@@ -14,12 +14,15 @@ from dmbench.core.registry import Registry
 
 @dataclass(frozen=True, slots=True)
 class Record:
+    """One benchmark record as a candidate sees it: its id and its text, nothing of the reference."""
     id: str
     text: str
 
 
 @dataclass(frozen=True, slots=True)
 class CandidateOutput:
+    """What a candidate made of one record; a failure is data (``failed``, ``error``), not an
+    exception, so one bad record never stops a run."""
     generated: str
     failed: bool
     error: str | None = None
@@ -30,6 +33,8 @@ class CandidateOutput:
 
 
 class Candidate(Protocol):
+    """What the run store asks of any candidate, built in, plug-in, command or callable: an output
+    per record and the settings that rebuild it."""
     name: str
 
     def generate(self, record: Record) -> CandidateOutput: ...
@@ -131,6 +136,7 @@ def upstream_names() -> dict[str, str]:
 
 
 def candidate_spec(name: str) -> CandidateSpec:
+    """The registered spec of ``name``; an unknown name is an error that lists the choices."""
     return CANDIDATE_REGISTRY[name]
 
 

@@ -28,6 +28,8 @@ def user_message(text: str) -> str:
 
 
 class Calamo(LLMCandidate):
+    """The single-stage zero-shot candidate (upstream ``kaiser_zero_shot``): one call, PlantUML
+    straight from the text."""
     name = "calamo"
     upstream = "kaiser_zero_shot"
 

@@ -29,6 +29,8 @@ def stage1_user(task: str, text: str) -> str:
 
 
 class Chen(LLMCandidate):
+    """The two-stage zero-shot candidate (upstream ``zenodo_zero_shot``): the text to a small DSL,
+    then the DSL to PlantUML with the parser's grammar in the prompt."""
     name = "chen"
     upstream = "zenodo_zero_shot"
     prompt_names = ("chen_system.txt", "chen_task.txt", "chen_translate.txt")

@@ -18,6 +18,8 @@ from dmbench.core.registry import check_safe_name
 
 
 class CallableCandidate:
+    """A Python function (text in, PlantUML out) entered as a candidate; its qualified name and
+    source hash are the run's provenance."""
     def __init__(self, function: Callable[[str], str], name: str, workers: int = 1) -> None:
         self.name = check_safe_name("candidate", name)
         self.function = function

@@ -85,6 +85,7 @@ META_FIELDS = {
 
 @dataclass(frozen=True, slots=True)
 class ImportedRun:
+    """What importing one inspect_ai log added to the package, for the command to report."""
     run_id: str
     log: Path
     n_outputs: int

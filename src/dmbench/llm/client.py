@@ -300,6 +300,8 @@ class Options:
 
 @dataclass(frozen=True, slots=True)
 class ServerInfo:
+    """What the Ollama server said of the model at the start of a run (digest, version, hosts): the
+    run records it as provenance."""
     model_digest: str
     server_version: str | None
     hosts: tuple[str, ...] = ()
@@ -318,6 +320,7 @@ class ServerInfo:
 
 @dataclass(frozen=True, slots=True)
 class ChatReply:
+    """One chat reply's text and the call record (model, options, durations) a run keeps beside it."""
     text: str
     call: dict[str, Any]
 

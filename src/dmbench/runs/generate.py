@@ -31,6 +31,8 @@ already stored and how many of those failed (so a resumed run's counts start whe
 
 
 def settings_fingerprint(settings: dict[str, Any]) -> str:
+    """A hash of a run's settings, key order ignored: part of a run id, so two settings give two
+    runs."""
     return sha256_text(json.dumps(settings, sort_keys=True, ensure_ascii=False))
 
 

@@ -38,6 +38,8 @@ Key = tuple[str, str, str]
 
 
 def pair_key(metric: str, reference: str, generated: str) -> Key:
+    """The memo key of one scored pair: the metric and both texts' hashes, so a pair seen in two
+    runs is scored once."""
     return metric, sha256_text(reference), sha256_text(generated)
 
 

@@ -29,6 +29,8 @@ def select_runs(package: PackageSource, run_ids: Sequence[str] | None = None) ->
 
 @dataclass(frozen=True, slots=True)
 class Rescored:
+    """The scores a re-scoring computed, per run, with how many distinct pairs it took and reused:
+    what ``score`` reports."""
     metric: str
     rows: dict[str, tuple[ScoreRow, ...]]
     """Per run id, one row per output, in output order."""

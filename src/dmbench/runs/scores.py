@@ -20,6 +20,8 @@ SCORES_FILE = "scores.jsonl"
 
 @dataclass(frozen=True, slots=True)
 class ScoreRow:
+    """One output's three scores under one metric, published or recomputed: a row of a run's
+    ``scores.jsonl``."""
     run_id: str
     record_id: str
     metric: str
@@ -69,6 +71,8 @@ def unknown_record(record_ids: Container[str]) -> Callable[[Any], str | None]:
 
 
 def write_scores(run_dir: Path, rows: list[ScoreRow]) -> None:
+    """A run's scores written atomically, and remembered so the next read in this process need not
+    parse them again."""
     text = "".join(json_line(asdict(r)) for r in rows)
     path = Path(run_dir) / SCORES_FILE
     atomic.write_text(path, text)

@@ -92,6 +92,8 @@ class RunInfo:
 
 @dataclass(frozen=True, slots=True)
 class OutputRow:
+    """One stored output of a run (a row of ``outputs.jsonl``), failures included, as the schema
+    declares it."""
     record_id: str
     generated: str
     failed: bool
@@ -163,6 +165,8 @@ class Run:
 
 
 def read_outputs(path: Path, record_ids: Container[str] | None = None) -> list[OutputRow]:
+    """A run's outputs, each record once; an id outside ``record_ids`` is an error naming the file
+    and line."""
     check = None if record_ids is None else unknown_record(record_ids)
     return read_rows_once(path, OutputRow.from_dict, "output", key=_record_id, check=check)
 
@@ -184,6 +188,8 @@ def cut_torn_tail(path: Path) -> None:
 
 
 def work_path(package_dir: Path, run_id: str) -> Path:
+    """Where a run is worked on aside before it is moved into the package (generated and judge runs
+    apart)."""
     folder = JUDGE_WORK_DIR if run_id.startswith(JUDGE_RUN_PREFIX) else WORK_DIR
     return Path(package_dir) / folder / run_id
 
@@ -242,6 +248,8 @@ def publish(package_dir: Path, run: Run) -> Run:
 
 
 def load_run(path: Path) -> Run:
+    """A run folder's ``run.json`` as a ``Run``; a malformed file is one error naming it, not a
+    traceback."""
     run_file = Path(path) / RUN_FILE
     try:
         raw = run_file.read_bytes()

@@ -45,6 +45,8 @@ BUCKET_EDGES = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0001)
 
 @dataclass(frozen=True, slots=True)
 class KnownException:
+    """A published value that does not reproduce, for a reason found and written down: verify
+    reports it as explained, not as a mismatch."""
     upstream_file: str
     upstream_record: str
     fields: tuple[str, ...]
@@ -70,6 +72,8 @@ KNOWN_EXCEPTIONS = (
 
 @dataclass(frozen=True, slots=True)
 class Mismatch:
+    """A published value that differs from the recomputed one beyond the tolerance, with what
+    explains it if anything."""
     run_id: str
     record_id: str
     field: str
@@ -80,6 +84,8 @@ class Mismatch:
 
 @dataclass(slots=True)
 class RunCheck:
+    """How one run's published values compared with the recomputed ones: counts, the largest
+    difference, the mismatches."""
     run_id: str
     upstream_file: str
     records: int
@@ -107,6 +113,7 @@ class RunCheck:
 
 @dataclass(slots=True)
 class VerifyReport:
+    """Every run's check and the tolerance used: what ``verify`` prints and the main job judges by."""
     runs: list[RunCheck]
     tolerance: float
     seconds: float = 0.0

@@ -21,6 +21,7 @@ PROMPTS_DIR = "prompts"
 
 @dataclass(frozen=True, slots=True)
 class PromptFile:
+    """One pinned upstream prompt file: where it comes from, which candidate uses it in which role."""
     name: str
     upstream_path: str
     role: str
@@ -74,6 +75,8 @@ def _candidates_paths(root: Path, prompt: PromptFile) -> list[Path]:
 
 
 def load_prompt_bytes(root: Path, name: str) -> bytes:
+    """A pinned prompt's bytes, refused unless they hash to the pin, so a run never uses a prompt
+    other than the one it names."""
     if name not in PROMPTS:
         raise UnknownNameError(f"unknown prompt {name!r}; known: {', '.join(sorted(PROMPTS))}")
     prompt = PROMPTS[name]

@@ -26,6 +26,8 @@ REFERENCE = "reference"
 
 
 class DiagramRow(NamedTuple):
+    """One diagram of the published data, reference or output, with its dataset and candidate: the
+    unit the quirk tables and the oracle read."""
     id: str
     dataset: str
     candidate: str
@@ -40,6 +42,7 @@ def reference_rows(sources: Path) -> Iterator[DiagramRow]:
 
 
 def published_run_pins() -> list[PinnedFile]:
+    """The pinned upstream files that hold published runs."""
     return [p for p in pinned_files() if p.role == "published-run"]
 
 

@@ -33,6 +33,8 @@ MISSING_HINT = (
 
 @dataclass(frozen=True, slots=True)
 class LoadedModel:
+    """The spaCy pipeline the rule-based candidate uses, with the versions a run records so that
+    its outputs can be rebuilt."""
     nlp: Any
     package: str
     version: str
