@@ -65,7 +65,8 @@ class TestArrows:
 
 class TestDeclarations:
     def test_members_of_every_form(self):
-        """Types keep their spelling; operations and constraints are not attributes."""
+        """Types keep their spelling; operations and constraints are not attributes; a one-line
+        enum in a body is a member line to PlantUML (a field), not a nested enum."""
         d = read(
             "class A {\n  + id : Long\n  Map<String, Integer> m = x\n  const int MAX = 10\n"
             "  getName() : String\n  flag : Boolean {readOnly}\n  enum K { P, Q }\n}"
@@ -78,8 +79,8 @@ class TestDeclarations:
                     Attribute("m", "Map<String, Integer>", "x"),
                     Attribute("MAX", "int", "10", True),
                     Attribute("flag", "Boolean"),
+                    Attribute("K", "enum"),
                 ),
-                nested_enums=(Enum("K", ("P", "Q"), True),),
             ),
         )
 

@@ -43,26 +43,21 @@ def parse_standard(text: str) -> Diagram:
     _, start, end = block
     first_line = text.count("\n", 0, start) + 1
     body = text[start : end - len("@enduml")]
-    lines = _strip_comments(body).split("\n")
-    reader = _Reader(lines, first_line)
-    reader.out.repairs.extend(
-        Repair(SLASH_COMMENT, first_line + i)
-        for i, line in enumerate(body.split("\n"))
-        if _SLASH_LINE.match(line)
-    )
-    return reader.read()
+    body_lines = _strip_comments(body).split("\n")
+    lines = [_TRAILING_SLASHES.sub("", line) for line in body_lines]
+    return _Reader(lines, first_line, body_lines=body_lines).read()
 
 
 def _strip_comments(body: str) -> str:
-    """Blank out comments, keeping every line and column where it was."""
+    """Blank out comments, keeping every line and column where it was.
+
+    ``//`` starts no comment to PlantUML: in a class body it is member text, elsewhere a line
+    PlantUML rejects, which the reader reads through (``SLASH_COMMENT``)."""
     body = _blank_block_comments(body)
     out = []
     for line in body.split("\n"):
         line = line.rstrip("\r")
-        if line.lstrip().startswith("'"):
-            out.append("")
-        else:
-            out.append(_TRAILING_SLASHES.sub("", line))
+        out.append("" if line.lstrip().startswith("'") else line)
     return "\n".join(out)
 
 
@@ -195,7 +190,10 @@ _LINE_PARSERS = {
 class _Reader:
     lines: list[str]
     first_line: int
+    body_lines: list[str]
+    """The lines with ``//`` text kept: member text in a body (``lines`` has it cut off)."""
     out: _Builder = field(default_factory=_Builder)
+    slash_lines: list[Repair] = field(default_factory=list)
     note_aliases: set[str] = field(default_factory=set)
     """Names of notes (``note "x" as N``): a link to one is not a relationship."""
     separated: bool = True
@@ -207,6 +205,7 @@ class _Reader:
         i = 1  # line 0 is the rest of the @startuml line: a diagram name, ignored
         while i < len(self.lines):
             i = self._top_level(i)
+        self.out.repairs[:0] = self.slash_lines
         return self.out.diagram()
 
     def _parse(self, i: int, start: str) -> Tree:
@@ -217,6 +216,8 @@ class _Reader:
 
     def _top_level(self, i: int) -> int:
         line = self.lines[i].strip()
+        if _SLASH_LINE.match(self.body_lines[i]):
+            self.slash_lines.append(Repair(SLASH_COMMENT, self._line_number(i)))
         if not line:
             return i + 1
         if line.endswith("{") and line.lower().startswith("skinparam"):
@@ -263,14 +264,14 @@ class _Reader:
         return self._class_body(i, name, abstract, kind)
 
     def _class_body(self, i: int, name: str, abstract: bool, kind: str) -> int:
-        """The members up to ``}``; an object's lines are all fields, as PlantUML has them."""
-        methods = _METHOD if kind != "object" else _NOTHING
+        """The members up to ``}``, each line as PlantUML keeps it: ``//`` is member text there,
+        an enum on one line is a member line, and an object's lines are all fields."""
         attributes: list[Attribute] = []
         nested: list[Enum] = []
         j = i + 1
         while j < len(self.lines):
-            line = self.lines[j].strip()
-            if line == "}":
+            text = self.body_lines[j].strip()
+            if self.lines[j].strip() == "}":
                 self.out.add_class(
                     Class(
                         name,
@@ -282,17 +283,29 @@ class _Reader:
                     )
                 )
                 return j + 1
-            if line and not _SEPARATOR.match(line) and not methods.match(line):
-                try:
-                    node = _LINE_PARSERS["member_line"](self.lines[j]).children[0]
-                except UnexpectedInput:
-                    attributes.append(self._free_attribute(j, line))
-                    j += 1
-                    continue
-                if node.data == "enum_decl":
-                    enum, j = self._enum(j, node)
-                    nested.append(enum)
-                    continue
+            if not text or _SEPARATOR.match(text):
+                j += 1
+                continue
+            if kind == "object":
+                attributes.append(self._free_attribute(j, text))
+                j += 1
+                continue
+            if _METHOD.match(text):
+                j += 1
+                continue
+            try:
+                node = _LINE_PARSERS["member_line"](self.lines[j]).children[0]
+            except UnexpectedInput:
+                attributes.append(self._free_attribute(j, text))
+                j += 1
+                continue
+            if node.data == "enum_decl" and _opens_body(node):
+                enum, j = self._enum(j, node)
+                nested.append(enum)
+                continue
+            if node.data == "enum_decl":
+                attributes.append(self._free_attribute(j, text))
+            else:
                 attributes.extend(self._members(j, node))
             j += 1
         raise self._error(i, f"class {name!r} is opened but never closed (no line with '}}')")
@@ -346,8 +359,9 @@ class _Reader:
 
     def _free_attribute(self, i: int, text: str) -> Attribute:
         """A member line the precise rules cannot split: one attribute, as PlantUML keeps it."""
-        self._parse(i, "free_member")
-        name, type_, value = _free_member(text)
+        if self.lines[i].strip():  # not a line of // text only
+            self._parse(i, "free_member")
+        name, type_, value = _free_member(_TRAILING_SLASHES.sub("", text) or text)
         return Attribute(name, type_, value, line=self._line_number(i))
 
     def _enum_decl(self, i: int, node: Tree) -> int:
@@ -370,17 +384,17 @@ class _Reader:
         values: list[str] = []
         lines: list[int] = []
         for j in range(i + 1, len(self.lines)):
-            line = self.lines[j].strip()
+            line, text = self.lines[j].strip(), self.body_lines[j].strip()
             if line == "}":
                 enum = Enum(
                     name, tuple(values), line=self._line_number(i), value_lines=tuple(lines)
                 )
                 return enum, j + 1
-            if line and not _SEPARATOR.match(line) and not _METHOD.match(line):
+            if text and not _SEPARATOR.match(text) and not _METHOD.match(text):
                 try:
                     literals = _literals(_LINE_PARSERS["enum_line"](self.lines[j]).children[0])
                 except UnexpectedInput:
-                    literals = (self._free_attribute(j, line).name,)
+                    literals = (self._free_attribute(j, text).name,)
                 values.extend(literals)
                 lines.extend([self._line_number(j)] * len(literals))
         raise self._error(i, f"enum {name!r} is opened but never closed (no line with '}}')")
@@ -464,7 +478,8 @@ class _Reader:
         if name in self.note_aliases:
             return i + 1
         attributes = ()
-        if not _METHOD.match(text) and not _SEPARATOR.match(text):
+        is_object = any(c.kind == "object" for c in self.out.classes.get(name, ()))
+        if not _SEPARATOR.match(text) and (is_object or not _METHOD.match(text)):
             attributes = (self._free_attribute(i, text),)
         self.out.add_class(Class(name, attributes=attributes, line=self._line_number(i)))
         self.out.mentioned.add(name)
@@ -572,6 +587,12 @@ def _merged_enum(parts: list[Enum]) -> Enum:
         line=parts[0].line,
         value_lines=tuple(n for part in parts for n in part.value_lines),
     )
+
+
+def _opens_body(enum_decl: Tree) -> bool:
+    """Whether an enum's line ends in ``{``, its literals on the lines below."""
+    last = enum_decl.children[-1]
+    return isinstance(last, Tree) and last.data == "open_enum_body"
 
 
 def _literals(items: Tree) -> tuple[str, ...]:
