@@ -31,6 +31,9 @@ _PORT = re.compile(r"::.*$")
 _NOTHING = re.compile(r"(?!)")
 _NOTE_ALIAS = re.compile(r"\bas\s+([\w$.]+)\s*$")
 _SLASH_LINE = re.compile(r"^\s*//")
+_ALLOW_MIXING = re.compile(r"^allow_?mixing\b", re.I)
+_DATA_BLOCK = re.compile(r'^(?:json|map)\s+("[^"]+"|[^\s{]+)(?:\s+(?:<<.*>>|#\S+))*\s*\{?$', re.I)
+_ELEMENT_ALIAS = re.compile(r'^(?:"([^"]+)"|(\S+))(?:\s+as\s+("[^"]+"|[^\s#<]+))?')
 _NO_SEPARATOR = re.compile(r"^set\s+(namespace)?separator\s+none\b", re.I)
 _PACKAGE_NAME = re.compile(r'^(?:"([^"]+)"|([^\s"#<]+))')
 
@@ -200,13 +203,39 @@ class _Reader:
     """Whether dots separate packages from names (``set separator none`` says not)."""
     qualified: set[str] = field(default_factory=set)
     """Every declared class's full name, to find a class declared inside another."""
+    foreign: set[str] = field(default_factory=set)
+    """Elements of other diagrams (actors, components, lollipops, json): kept apart from classes,
+    as PlantUML keeps them; a link to one links no class."""
+    objects: set[str] = field(default_factory=set)
+    """Names declared ``object``: every member line of one is a field."""
+    mixing: bool = False
+    """Whether ``allow_mixing`` lets the elements of other diagrams into the class diagram."""
+    description_line: int | None = None
+    """The first line (index + 1) only a use-case or component diagram takes."""
 
     def read(self) -> Diagram:
         i = 1  # line 0 is the rest of the @startuml line: a diagram name, ignored
         while i < len(self.lines):
             i = self._top_level(i)
         self.out.repairs[:0] = self.slash_lines
+        if self.description_line is not None and not self.mixing:
+            return self._description_diagram()
+        if self.foreign:
+            self.out.relationships = [
+                r for r in self.out.relationships if not set(_ends(r)) & self.foreign
+            ]
+            self.out.mentioned -= self.foreign
         return self.out.diagram()
+
+    def _description_diagram(self) -> Diagram:
+        """Elements of a use-case or component diagram without ``allow_mixing``: PlantUML reads
+        the whole text as that diagram, which has no classes, or rejects it if it declares any."""
+        kinds = {c.kind for parts in self.out.classes.values() for c in parts}
+        if self.out.enums or self.out.member_owners or kinds - {"interface"}:
+            index = self.description_line - 1
+            raise self._error(index, "an element of a use-case or component diagram: PlantUML "
+                                     "takes it beside classes only after 'allow_mixing'")
+        return Diagram(repairs=tuple(self.out.repairs))
 
     def _parse(self, i: int, start: str) -> Tree:
         try:
@@ -224,10 +253,15 @@ class _Reader:
             return self._skip_block(i)
         if block := _BLOCK_SETTING.match(line):
             return self._skip_to_end(i, block.group(1).lower())
+        if data := _DATA_BLOCK.match(line):
+            self.foreign.add(data.group(1).strip('"'))
+            return self._skip_data(i) if line.endswith("{") else i + 1
         node = self._parse(i, "top_line").children[0]
         if isinstance(node, Token):
             if _NO_SEPARATOR.match(line):
                 self.separated = False
+            if _ALLOW_MIXING.match(line):
+                self.mixing = True
             return i + 1
         handler = getattr(self, f"_{node.data}")
         return handler(i, node)
@@ -240,6 +274,8 @@ class _Reader:
             keyword.data
         ) or str(keyword.children[0]).lower()
         abstract = kind in ("abstract class", "interface")
+        if kind == "object":
+            self.objects.add(name)
         body = next((c for c in rest if isinstance(c, Tree) and c.data.endswith("body")), None)
         for parents in (c for c in rest if isinstance(c, Tree) and c.data == "parents"):
             implements = self.lines[i][parents.meta.start_pos:].lower().startswith("implements")
@@ -340,6 +376,11 @@ class _Reader:
 
     def _end(self, node: Tree) -> str:
         token = node.children[0]
+        if token.type == "ELEMENT_END":  # [component], :actor:, (use case)
+            name = str(token)[1:-1].strip().strip('"')
+            self.foreign.add(name)
+            self._describes(token.line)
+            return name
         if token.type == "QUOTED":
             return self._short(str(token)[1:-1])
         return self._short(_PORT.sub("", str(token)))  # A::member, unquoted, is a member of A
@@ -408,8 +449,18 @@ class _Reader:
             else:
                 tokens.setdefault(child.type, []).append(child)
         source, target = ends
-        hidden = "hidden" in tokens["ARROW"][0]
-        if hidden or {source, target} & self.note_aliases:
+        arrow_text = str(tokens["ARROW"][0])
+        if arrow_text.startswith("()"):
+            self.foreign.add(source)
+        if arrow_text.endswith("()"):
+            self.foreign.add(target)
+        if {source, target} & self.note_aliases:
+            return i + 1
+        if {source, target} & self.foreign:
+            self.out.mentioned.update({source, target} - self.foreign)
+            return i + 1
+        if "hidden" in tokens["ARROW"][0]:  # a layout hint, no link; its ends are classes
+            self.out.mentioned.update((source, target))
             return i + 1
         arrow = tokens["ARROW"][0]
         source_card = target_card = None
@@ -478,8 +529,7 @@ class _Reader:
         if name in self.note_aliases:
             return i + 1
         attributes = ()
-        is_object = any(c.kind == "object" for c in self.out.classes.get(name, ()))
-        if not _SEPARATOR.match(text) and (is_object or not _METHOD.match(text)):
+        if not _SEPARATOR.match(text) and (name in self.objects or not _METHOD.match(text)):
             attributes = (self._free_attribute(i, text),)
         self.out.add_class(Class(name, attributes=attributes, line=self._line_number(i)))
         self.out.mentioned.add(name)
@@ -514,6 +564,43 @@ class _Reader:
             if alias := _NOTE_ALIAS.search(names[0].strip()):
                 self.out.package_names.add(alias.group(1))
         return i + 1
+
+    def _element_decl(self, i: int, node: Tree) -> int:
+        """``actor A``, ``component "C" as C``, ``() I``: an element of another diagram."""
+        keyword = str(node.children[0]).strip()
+        rest = str(node.children[1]).strip() if len(node.children) > 1 else ""
+        self.foreign.add(_element_name(rest))
+        if keyword != "()":
+            self._describes(i + 1)
+        return i + 1
+
+    def _element_line(self, i: int, node: Tree) -> int:
+        """``[C]`` or ``[C] as API`` on a line of its own: a component."""
+        rest = str(node.children[1]).strip() if len(node.children) > 1 else ""
+        alias = re.match(r"as\s+(\S+)", rest)
+        name = alias.group(1) if alias else str(node.children[0])[1:-1].strip().strip('"')
+        self.foreign.add(name.strip('"'))
+        self._describes(i + 1)
+        return i + 1
+
+    def _lone_package(self, i: int, node: Tree) -> int:
+        """``node N``, ``database D`` with no body: a deployment element, no class."""
+        self.foreign.add(_element_name(str(node.children[1]).strip()))
+        return i + 1
+
+    def _describes(self, index: int) -> None:
+        """Note the first line only a use-case or component diagram takes."""
+        if self.description_line is None:
+            self.description_line = index
+
+    def _skip_data(self, i: int) -> int:
+        """A ``json`` or ``map`` block: its braces balanced, whatever they hold."""
+        depth = 0
+        for j in range(i, len(self.lines)):
+            depth += self.lines[j].count("{") - self.lines[j].count("}")
+            if depth <= 0:
+                return j + 1
+        raise self._error(i, "json block is opened but never closed (no line with '}')")
 
     def _empty_package(self, i: int, node: Tree) -> int:
         return i + 1
@@ -587,6 +674,17 @@ def _merged_enum(parts: list[Enum]) -> Enum:
         line=parts[0].line,
         value_lines=tuple(n for part in parts for n in part.value_lines),
     )
+
+
+def _element_name(text: str) -> str:
+    """The name an element is linked by: its alias, else its (unquoted) name."""
+    found = _ELEMENT_ALIAS.match(text)
+    if found is None:
+        return text
+    alias = found.group(3)
+    if alias:
+        return alias.strip('"')
+    return found.group(1) or found.group(2)
 
 
 def _opens_body(enum_decl: Tree) -> bool:

@@ -1,0 +1,113 @@
+"""Constructs of PlantUML's class-diagram language, each read as PlantUML itself reads it.
+
+Every diagram here is small and written for the test. Each is checked twice: against what the
+reading should hold (names, members, links), and against PlantUML's own model of it from the
+pinned jar (``oracle_support``, one JVM for the module), on the points the corpus test compares.
+"""
+
+from __future__ import annotations
+
+import pytest
+from oracle_support import disagreements, plantuml_comparable, plantuml_models, reading_comparable
+
+from dmbench.core.hashing import sha256_text
+from dmbench.errors import ParseError
+from dmbench.plantuml import parse
+
+DIAGRAMS = {
+    "slash_text_in_a_body": "class A {\n  // shown as a member\n  int a // kept too\n}",
+    "slash_text_in_an_enum": "enum E {\n  X\n  // a literal line\n}",
+    "one_line_enum_in_a_body": "class A {\n  enum Mode { X, Y }\n  int a\n}",
+    "object_lines_are_fields": "object O {\n  a = 1, b = 2\n  run()\n}\nO : f()",
+    "direction_ends_the_arrow": "class A\nclass B\nA -up B\nA <-[hidden]up B",
+    "hidden_link_ends_are_classes": "A -[hidden]- B",
+    "actors_beside_classes": (
+        "allow_mixing\nactor U\nactor \"UI\" as user\nclass A\nU --> A\nuser -- A\nA -- B"
+    ),
+    "components_only": "[Comp] as API\n[Main]\nAPI --> [Main]\nAPI --> other",
+    "lollipop": "class Store\nStore -() Port\nStore -- Price",
+    "json_block": 'class A\njson J {\n  "a": {"b": [1, 2]}\n}\nA -- B',
+    "map_named_like_a_class": "class Map\nclass Tile\nMap *-- Tile",
+    "association_class_on_its_link": 'class A\nclass B\nA "1" -- "*" B\n(A, B) .. C',
+    "association_class_alone": "class A\nclass B\n(A, B) .. C",
+}
+
+
+@pytest.fixture(scope="module")
+def models() -> dict[str, dict]:
+    texts = {key: f"@startuml\n{text}\n@enduml\n" for key, text in DIAGRAMS.items()}
+    found = plantuml_models(list(texts.values()))
+    return {key: found[sha256_text(text)] for key, text in texts.items()}
+
+
+def read(key: str):
+    return parse(f"@startuml\n{DIAGRAMS[key]}\n@enduml\n", "standard")
+
+
+@pytest.mark.parametrize("key", sorted(DIAGRAMS))
+def test_plantuml_accepts_and_the_reading_agrees(models, key: str) -> None:
+    """PlantUML accepts each diagram, and the reading agrees with its model, unrepaired."""
+    model = models[key]
+    assert model["verdict"] == "accepted"
+    diagram = read(key)
+    assert not diagram.repairs
+    assert disagreements(plantuml_comparable(model), reading_comparable(diagram)) == []
+
+
+class TestBodies:
+    def test_slash_text_in_a_body_is_member_text(self) -> None:
+        """``//`` starts no comment in a body: a line of it is a member, a trailing one is kept
+        out of the member's name."""
+        (cls,) = read("slash_text_in_a_body").classes
+        assert [(a.name, a.line) for a in cls.attributes] == [("member", 3), ("a", 4)]
+
+    def test_one_line_enum_in_a_body_is_a_member_line(self) -> None:
+        """PlantUML has no nested enum on one line: the line is a field of the class."""
+        diagram = read("one_line_enum_in_a_body")
+        assert diagram.enums == () and diagram.classes[0].nested_enums == ()
+        assert [a.name for a in diagram.classes[0].attributes] == ["Mode", "a"]
+
+    def test_every_line_of_an_object_is_one_field(self) -> None:
+        """An object's lines, parentheses or commas in them, are one field each."""
+        (obj,) = read("object_lines_are_fields").classes
+        assert [a.line for a in obj.attributes] == [3, 4, 6]
+
+
+class TestLinks:
+    def test_a_direction_may_end_an_arrow(self) -> None:
+        """``A -up B`` is a link; a hidden one links nothing but its ends are classes."""
+        diagram = read("direction_ends_the_arrow")
+        assert [(r.source, r.target) for r in diagram.relationships] == [("A", "B")]
+        assert read("hidden_link_ends_are_classes").implicit_classes == ("A", "B")
+
+    def test_an_association_class_keeps_its_link(self) -> None:
+        """The link and the association class are both read; the comparison counts the pair
+        once, as PlantUML draws the link through the association's point."""
+        kinds = [r.kind for r in read("association_class_on_its_link").relationships]
+        assert kinds == ["association", "association_class"]
+
+
+class TestOtherDiagramsElements:
+    def test_actors_are_kept_apart_from_classes(self) -> None:
+        """With ``allow_mixing`` actors are drawn but are no classes; links to them relate none."""
+        diagram = read("actors_beside_classes")
+        assert [c.name for c in diagram.classes] == ["A"] and diagram.implicit_classes == ("B",)
+        assert [(r.source, r.target) for r in diagram.relationships] == [("A", "B")]
+
+    def test_a_component_diagram_has_no_classes(self) -> None:
+        """Components without ``allow_mixing`` make the text a component diagram."""
+        assert read("components_only").all_class_names == ()
+
+    def test_a_component_among_classes_needs_allow_mixing(self) -> None:
+        """PlantUML rejects a class diagram holding a component unless mixing is allowed."""
+        text = "@startuml\nclass A {\n}\n[C]\n@enduml\n"
+        assert plantuml_models([text])[sha256_text(text)]["verdict"] == "rejected"
+        with pytest.raises(ParseError, match="line 4: .*allow_mixing"):
+            parse(text, "standard")
+
+    def test_lollipops_and_json_are_no_classes(self) -> None:
+        """A lollipop's circle and a json block are drawn but hold no class; ``Map *-- Tile``
+        is a link, not a map block."""
+        assert read("lollipop").all_class_names == ("Price", "Store")
+        assert read("json_block").all_class_names == ("A", "B")
+        assert len(read("map_named_like_a_class").relationships) == 1
