@@ -30,6 +30,27 @@ DIAGRAMS = {
     "map_named_like_a_class": "class Map\nclass Tile\nMap *-- Tile",
     "association_class_on_its_link": 'class A\nclass B\nA "1" -- "*" B\n(A, B) .. C',
     "association_class_alone": "class A\nclass B\n(A, B) .. C",
+    "one_short_name_in_two_packages": (
+        "package p {\n  class A {\n    int x\n  }\n}\npackage q {\n  class A\n  A -- B\n}\n"
+        "p.A -- C"
+    ),
+    "a_unique_short_name_is_found": "package p {\n  class A\n}\npackage q {\n  A -- B\n}",
+    "an_ambiguous_name_is_a_new_class": (
+        "package p {\n  class A\n}\npackage q {\n  class A\n}\nA -- C"
+    ),
+    "a_parent_is_looked_for_here_only": (
+        "package p {\n  interface I\n}\nclass C implements I\nclass D extends p.I"
+    ),
+    "a_link_to_a_package_links_no_class": (
+        "package app.web {\n  class A\n}\nclass Main\nweb --> Main"
+    ),
+    "aliased_package": "package Lending as L <<Frame>> {\n  class Lending\n}\nLending -- B",
+    "no_separator": "set separator none\npackage a.b {\n  class m.Y\n}\nm.Y -- a.b",
+    "double_colon_separator": (
+        "set namespaceSeparator ::\nnamespace io {\n  class R\n  ui::S -left-> R\n}\n"
+        "namespace ui {\n  class S\n}"
+    ),
+    "from_the_top": "namespace d {\n  Context <|-- .Caster\n}\nclass Caster",
 }
 
 
@@ -111,3 +132,39 @@ class TestOtherDiagramsElements:
         assert read("lollipop").all_class_names == ("Price", "Store")
         assert read("json_block").all_class_names == ("A", "B")
         assert len(read("map_named_like_a_class").relationships) == 1
+
+
+class TestNamespaces:
+    def test_one_short_name_in_two_packages_is_two_classes(self) -> None:
+        """Named by their full names where they collide, each with its own members; a link in a
+        package means the class of that package."""
+        diagram = read("one_short_name_in_two_packages")
+        assert [(c.name, [a.name for a in c.attributes]) for c in diagram.classes] == [
+            ("p.A", ["x"]), ("q.A", [])
+        ]
+        assert [(r.source, r.target) for r in diagram.relationships] == [
+            ("q.A", "B"), ("p.A", "C")
+        ]
+
+    def test_a_short_name_means_the_only_class_of_that_name(self) -> None:
+        """Found in another package when it is the only one; else a new class where it is
+        written (PlantUML's rule), and the model keeps the short names where they are unique."""
+        assert read("a_unique_short_name_is_found").all_class_names == ("A", "B")
+        assert read("an_ambiguous_name_is_a_new_class").all_class_names == ("A", "C", "p.A", "q.A")
+
+    def test_a_parent_is_looked_for_in_the_current_package(self) -> None:
+        """``implements I`` at the top makes a top-level I, not the I of package p."""
+        diagram = read("a_parent_is_looked_for_here_only")
+        assert sorted((c.name, c.kind) for c in diagram.classes) == [
+            ("C", "class"), ("D", "class"), ("I", "interface"), ("p.I", "interface")
+        ]
+
+    def test_package_names_and_separators(self) -> None:
+        """A package's last name or alias links no class; ``set separator none`` keeps dots in
+        names; ``::`` separates when set, and a name after it is the package's class."""
+        assert read("a_link_to_a_package_links_no_class").relationships == ()
+        assert len(read("aliased_package").relationships) == 1
+        assert read("no_separator").all_class_names == ("m.Y",)
+        assert read("no_separator").relationships == ()
+        diagram = read("double_colon_separator")
+        assert diagram.all_class_names == ("R", "io::ui::S", "ui::S")

@@ -101,6 +101,10 @@ def plantuml_comparable(model: dict) -> dict:
     if model["verdict"] == "rejected" and model["error"].startswith(EMPTY):
         model = {"entities": [], "links": []}
     entities = [e for e in model["entities"] if e["type"] in KINDS]
+    shorts = Counter(e["name"] for e in entities)
+    entities = [  # two classes of one short name are told apart by their full names
+        e if shorts[e["name"]] == 1 else {**e, "name": e["qualified"]} for e in entities
+    ]
     names = {e["qualified"]: e["name"] for e in entities}
     links = Counter(
         tuple(sorted([(names[link["from"]], link["q1"]), (names[link["to"]], link["q2"])],

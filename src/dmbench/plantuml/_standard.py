@@ -7,7 +7,8 @@ line belongs to (class, enum, note, package) and turns the parse trees into a ``
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from functools import partial
 
 from lark import Token, Tree
@@ -17,6 +18,7 @@ from dmbench.errors import ParseError
 from dmbench.plantuml._block import find_block
 from dmbench.plantuml._grammar import parser, terminal
 from dmbench.plantuml._messages import NO_BLOCK
+from dmbench.plantuml._namespaces import Namespaces, separator_setting
 from dmbench.plantuml._reading_memo import memoised_short_lines
 from dmbench.plantuml.model import Attribute, Class, Diagram, Enum, Note, Relationship, Repair
 from dmbench.plantuml.repairs import EMPTY_MULTIPLICITY, INLINE_BODY, SLASH_COMMENT
@@ -26,15 +28,14 @@ _END_NOTE = re.compile(r"^end\s?note$", re.I)
 _METHOD = re.compile(terminal("METHOD_LINE"))
 _SEPARATOR = re.compile(terminal("SEPARATOR_LINE"))
 _BLOCK_SETTING = re.compile(r"^(legend|header|footer|title)\b(?!.*:)(\s+(left|right|center|top|bottom))*\s*$", re.I)
-_NAME_PARTS = re.compile(r"\.|::")
 _PORT = re.compile(r"::.*$")
 _NOTHING = re.compile(r"(?!)")
+_PACKAGE_ALIAS = re.compile(r"^\s+as\s+([\w$.]+)")
 _NOTE_ALIAS = re.compile(r"\bas\s+([\w$.]+)\s*$")
 _SLASH_LINE = re.compile(r"^\s*//")
 _ALLOW_MIXING = re.compile(r"^allow_?mixing\b", re.I)
 _DATA_BLOCK = re.compile(r'^(?:json|map)\s+("[^"]+"|[^\s{]+)(?:\s+(?:<<.*>>|#\S+))*\s*\{?$', re.I)
 _ELEMENT_ALIAS = re.compile(r'^(?:"([^"]+)"|(\S+))(?:\s+as\s+("[^"]+"|[^\s#<]+))?')
-_NO_SEPARATOR = re.compile(r"^set\s+(namespace)?separator\s+none\b", re.I)
 _PACKAGE_NAME = re.compile(r'^(?:"([^"]+)"|([^\s"#<]+))')
 
 
@@ -138,9 +139,10 @@ class _Builder:
         self.relationships.append(relationship)
         self.mentioned.update(names)
 
-    def diagram(self) -> Diagram:
+    def diagram(self, display: Callable[[set[str]], dict[str, str]]) -> Diagram:
         """The declarations merged by name; a name declared both as a class and an enum takes
-        the kind of its last declaration, the other's members with it, as PlantUML does."""
+        the kind of its last declaration, the other's members with it, as PlantUML does.
+        ``display`` names each class in the model by its full name (the builder's key)."""
         for name in self.classes.keys() & self.enums.keys():
             classes, enums = self.classes[name], self.enums[name]
             if max(c.line or 0 for c in classes if c.kind) > max(e.line or 0 for e in enums):
@@ -167,12 +169,18 @@ class _Builder:
             self.relationships = [r for r in self.relationships if not set(_ends(r)) & packages]
             self.mentioned = {name for r in self.relationships for name in _ends(r)}
             self.mentioned |= self.member_owners
+        implicit = self.mentioned - self.classes.keys()
+        name = display(set(self.classes) | set(self.enums) | implicit)
         return Diagram(
-            classes=tuple(_merged_class(parts) for parts in self.classes.values()),
-            enums=tuple(_merged_enum(parts) for parts in self.enums.values()),
-            relationships=tuple(self.relationships),
+            classes=tuple(
+                replace(_merged_class(parts), name=name[key]) for key, parts in self.classes.items()
+            ),
+            enums=tuple(
+                replace(_merged_enum(parts), name=name[key]) for key, parts in self.enums.items()
+            ),
+            relationships=tuple(_renamed(r, name) for r in self.relationships),
             notes=tuple(self.notes),
-            implicit_classes=tuple(sorted(self.mentioned - self.classes.keys())),
+            implicit_classes=tuple(sorted(name[key] for key in implicit)),
             repairs=tuple(self.repairs),
         )
 
@@ -199,8 +207,8 @@ class _Reader:
     slash_lines: list[Repair] = field(default_factory=list)
     note_aliases: set[str] = field(default_factory=set)
     """Names of notes (``note "x" as N``): a link to one is not a relationship."""
-    separated: bool = True
-    """Whether dots separate packages from names (``set separator none`` says not)."""
+    names: Namespaces = field(default_factory=Namespaces)
+    """Which class each name means: packages are namespaces (``set separator`` sets theirs)."""
     qualified: set[str] = field(default_factory=set)
     """Every declared class's full name, to find a class declared inside another."""
     foreign: set[str] = field(default_factory=set)
@@ -225,7 +233,8 @@ class _Reader:
                 r for r in self.out.relationships if not set(_ends(r)) & self.foreign
             ]
             self.out.mentioned -= self.foreign
-        return self.out.diagram()
+        self.out.package_names = set(self.names.packages)
+        return self.out.diagram(self.names.display)
 
     def _description_diagram(self) -> Diagram:
         """Elements of a use-case or component diagram without ``allow_mixing``: PlantUML reads
@@ -258,8 +267,8 @@ class _Reader:
             return self._skip_data(i) if line.endswith("{") else i + 1
         node = self._parse(i, "top_line").children[0]
         if isinstance(node, Token):
-            if _NO_SEPARATOR.match(line):
-                self.separated = False
+            if (separator := separator_setting(line)) is not None:
+                self.names.separator = separator
             if _ALLOW_MIXING.match(line):
                 self.mixing = True
             return i + 1
@@ -268,8 +277,8 @@ class _Reader:
 
     def _class_decl(self, i: int, node: Tree) -> int:
         keyword, name, *rest = node.children
-        self._check_hierarchy(i, _qualified(name))
         name = self._class_name(name)
+        self._check_hierarchy(i, name)
         kind = {"plain_class": "class", "abstract_class": "abstract class"}.get(
             keyword.data
         ) or str(keyword.children[0]).lower()
@@ -280,7 +289,7 @@ class _Reader:
         for parents in (c for c in rest if isinstance(c, Tree) and c.data == "parents"):
             implements = self.lines[i][parents.meta.start_pos:].lower().startswith("implements")
             implements = implements or kind == "interface"  # an interface extends interfaces
-            for parent in (self._end(c) for c in parents.children if isinstance(c, Tree)):
+            for parent in (self._parent(c) for c in parents.children if isinstance(c, Tree)):
                 if implements:
                     self.out.interfaces.add(parent)
                 self.out.relate(
@@ -365,14 +374,9 @@ class _Reader:
             str(names[-1]), type_, value, node.data == "constant", line=self._line_number(i)
         )
 
-    def _short(self, name: str) -> str:
-        """A class's name without its package (``com.example.Foo`` is ``Foo``), as PlantUML
-        shows it, unless ``set separator none`` made the dots part of names."""
-        return _NAME_PARTS.split(name)[-1] if self.separated else name
-
     def _class_name(self, node: Tree) -> str:
-        """The name a declaration gives (an alias over a quoted display name)."""
-        return self._short(_qualified(node))
+        """The full name a declaration gives (an alias over a quoted display name)."""
+        return self.names.declare(_qualified(node))
 
     def _end(self, node: Tree) -> str:
         token = node.children[0]
@@ -381,18 +385,28 @@ class _Reader:
             self.foreign.add(name)
             self._describes(token.line)
             return name
-        if token.type == "QUOTED":
-            return self._short(str(token)[1:-1])
-        return self._short(_PORT.sub("", str(token)))  # A::member, unquoted, is a member of A
+        name = str(token)[1:-1] if token.type == "QUOTED" else str(token)
+        if token.type != "QUOTED" and self.names.separator != "::":
+            name = _PORT.sub("", name)  # A::member, unquoted, is a member of A
+        if name in self.foreign or name in self.note_aliases:
+            return name
+        return self.names.resolve(name)
+
+    def _parent(self, node: Tree) -> str:
+        """A name after ``extends`` or ``implements``: PlantUML looks for it in the current
+        package only, and makes it there if it is not found (a declaration, not a link)."""
+        token = node.children[0]
+        name = str(token)[1:-1] if token.type == "QUOTED" else str(token)
+        return self.names.declare(name)
 
     def _check_hierarchy(self, i: int, qualified: str) -> None:
         """PlantUML refuses a class inside a class (``A.B`` after ``class A``), in either order."""
-        if not self.separated:
+        separator = self.names.separator
+        if not separator:
             return
         self.qualified.add(qualified)
-        self.out.package_names.update(qualified.split(".")[:-1])
-        outer = qualified.rpartition(".")[0]
-        inner = [q for q in self.qualified if q.startswith(qualified + ".")]
+        outer = qualified.rpartition(separator)[0]
+        inner = [q for q in self.qualified if q.startswith(qualified + separator)]
         if outer in self.qualified or inner:
             parent, child = (outer, qualified) if outer in self.qualified else (qualified, inner[0])
             raise self._error(i, f"class {child!r} is inside class {parent!r}: PlantUML has no "
@@ -558,11 +572,15 @@ class _Reader:
         raise self._error(i, "note is opened but never closed (no 'end note' line)")
 
     def _package_open(self, i: int, node: Tree) -> int:
+        """A package, namespace or other group opens: a namespace, unless ``together``."""
+        keyword = str(node.children[0]).lower()
         names = [str(c).strip() for c in node.children if c.type == "PACKAGE_NAME"]
-        if names and (name := _PACKAGE_NAME.match(names[0])):
-            self.out.package_names.add(self._short((name.group(1) or name.group(2)).strip()))
-            if alias := _NOTE_ALIAS.search(names[0].strip()):
-                self.out.package_names.add(alias.group(1))
+        opened = None
+        if keyword != "together" and names and (name := _PACKAGE_NAME.match(names[0])):
+            opened = (name.group(1) or name.group(2)).strip()
+            if alias := _PACKAGE_ALIAS.search(names[0][name.end():]):
+                opened = alias.group(1)
+        self.names.open(opened)
         return i + 1
 
     def _element_decl(self, i: int, node: Tree) -> int:
@@ -607,6 +625,7 @@ class _Reader:
 
     def _block_close(self, i: int, node: Tree) -> int:
         """A package's end; PlantUML also passes over a '}' that closes nothing."""
+        self.names.close()
         return i + 1
 
     def _skip_to_end(self, i: int, keyword: str) -> int:
@@ -699,6 +718,16 @@ def _literals(items: Tree) -> tuple[str, ...]:
 
 def _label(tokens: list[str] | None) -> str | None:
     return str(tokens[0])[1:].strip() if tokens else None
+
+
+def _renamed(relationship: Relationship, name: dict[str, str]) -> Relationship:
+    members = relationship.association_members
+    if members is not None:
+        a, b = name.get(members[0], members[0]), name.get(members[1], members[1])
+        return replace(relationship, source=f"({a}, {b})", target=name[relationship.target],
+                       association_members=(a, b))
+    return replace(relationship, source=name[relationship.source],
+                   target=name[relationship.target])
 
 
 def _ends(relationship: Relationship) -> tuple[str, ...]:
