@@ -50,6 +50,7 @@ DIAGRAMS = {
         "set namespaceSeparator ::\nnamespace io {\n  class R\n  ui::S -left-> R\n}\n"
         "namespace ui {\n  class S\n}"
     ),
+    "names_in_parentheses": "class (A) {\n  int x\n}\nInterface (B){\n}\nA -- B",
     "from_the_top": "namespace d {\n  Context <|-- .Caster\n}\nclass Caster",
 }
 
@@ -132,6 +133,12 @@ class TestOtherDiagramsElements:
         assert read("lollipop").all_class_names == ("Price", "Store")
         assert read("json_block").all_class_names == ("A", "B")
         assert len(read("map_named_like_a_class").relationships) == 1
+
+
+def test_a_class_name_may_stand_in_parentheses() -> None:
+    """``class (A)`` declares A, and any keyword's case is taken (``Interface``)."""
+    diagram = read("names_in_parentheses")
+    assert [(c.name, c.kind) for c in diagram.classes] == [("A", "class"), ("B", "interface")]
 
 
 class TestNamespaces:

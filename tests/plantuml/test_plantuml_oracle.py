@@ -21,11 +21,6 @@ from dmbench.sources.published import output_rows, reference_rows
 
 pytestmark = pytest.mark.needs_shared
 
-CORPUS_GAPS = {
-    # refused although PlantUML accepts it: a class name in parentheses (`Interface (I){`)
-    "0185.puml",
-}
-"""Corpus files where the reading and PlantUML still part, each for a reason named above."""
 
 
 def _verdicts(texts: dict[str, str]) -> dict[str, str]:
@@ -76,13 +71,12 @@ def test_the_package_is_read_as_plantuml_reads_it(package_verdicts) -> None:
 
 def test_the_corpus_is_read_as_plantuml_reads_it(corpus_verdicts) -> None:
     """270 human-written diagrams: PlantUML rejects 6, which the reading refuses too; of the 264
-    it accepts, the reading agrees on every point on 263 and refuses the one ``CORPUS_GAPS``
-    names (238 agreed before packages became namespaces, ``//`` member text and the elements
-    of other diagrams were read as PlantUML reads them)."""
+    it accepts, the reading agrees on every point on all (238 did before packages became
+    namespaces, ``//`` member text, the elements of other diagrams and names in parentheses
+    were read as PlantUML reads them)."""
     rejected = {k: v for k, v in corpus_verdicts.items() if v.startswith("rejected")}
     assert set(rejected.values()) <= {"rejected/refused", "rejected/repaired"}
     assert len(rejected) == 6
-    parted = {k for k, v in corpus_verdicts.items() if k not in rejected and v != "accepted/agree"}
-    assert parted == CORPUS_GAPS
-    assert len(corpus_verdicts) - len(rejected) - len(parted) == 263
-    assert {corpus_verdicts[k] for k in parted} == {"accepted/refused"}
+    parted = {k: v for k, v in corpus_verdicts.items() if k not in rejected and v != "accepted/agree"}
+    assert parted == {}
+    assert len(corpus_verdicts) - len(rejected) == 264

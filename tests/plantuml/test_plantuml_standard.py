@@ -12,7 +12,6 @@ from dmbench.plantuml import (
     Attribute,
     Class,
     Diagram,
-    Enum,
     ParseError,
     Relationship,
     grammar_reference,
