@@ -7,7 +7,7 @@ line belongs to (class, enum, note, package) and turns the parse trees into a ``
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 
@@ -20,7 +20,16 @@ from dmbench.plantuml._grammar import parser, terminal
 from dmbench.plantuml._messages import NO_BLOCK
 from dmbench.plantuml._namespaces import Namespaces, separator_setting
 from dmbench.plantuml._reading_memo import memoised_short_lines
-from dmbench.plantuml.model import Attribute, Class, Diagram, Enum, Note, Relationship, Repair
+from dmbench.plantuml.model import (
+    Attribute,
+    Class,
+    Diagram,
+    Enum,
+    Note,
+    Relationship,
+    RelationshipKind,
+    Repair,
+)
 from dmbench.plantuml.repairs import EMPTY_MULTIPLICITY, INLINE_BODY, SLASH_COMMENT
 
 _TRAILING_SLASHES = re.compile(r"(^|\s)//.*$")
@@ -85,7 +94,7 @@ def _span(tree: Tree | Token, line: str) -> str:
     return line[tree.meta.start_pos : tree.meta.end_pos]
 
 
-def classify_arrow(arrow: str) -> tuple[str, bool]:
+def classify_arrow(arrow: str) -> tuple[RelationshipKind, bool]:
     """(kind, swap): what a PlantUML arrow means, and whether its right end is the source.
 
     The source is the whole for composition and aggregation, the parent for inheritance and
@@ -94,7 +103,9 @@ def classify_arrow(arrow: str) -> tuple[str, bool]:
     left = re.match(r"<\||<|\*|o|#|\+", arrow)
     right = re.search(r"(\|>|>|\*|o|#|\+)$", arrow)
     heads = (left.group(0) if left else "", right.group(1) if right else "")
-    diamonds = ((("<|", "|>"), "inheritance"), (("*",), "composition"), (("o",), "aggregation"))
+    diamonds: tuple[tuple[tuple[str, ...], RelationshipKind], ...] = (
+        (("<|", "|>"), "inheritance"), (("*",), "composition"), (("o",), "aggregation")
+    )
     for marks, kind in diamonds:
         if heads[0] in marks:
             return kind, False
@@ -170,17 +181,18 @@ class _Builder:
             self.mentioned = {name for r in self.relationships for name in _ends(r)}
             self.mentioned |= self.member_owners
         implicit = self.mentioned - self.classes.keys()
-        name = display(set(self.classes) | set(self.enums) | implicit)
+        shown = display(set(self.classes) | set(self.enums) | implicit)
         return Diagram(
             classes=tuple(
-                replace(_merged_class(parts), name=name[key]) for key, parts in self.classes.items()
+                replace(_merged_class(parts), name=shown[key])
+                for key, parts in self.classes.items()
             ),
             enums=tuple(
-                replace(_merged_enum(parts), name=name[key]) for key, parts in self.enums.items()
+                replace(_merged_enum(parts), name=shown[key]) for key, parts in self.enums.items()
             ),
-            relationships=tuple(_renamed(r, name) for r in self.relationships),
+            relationships=tuple(_renamed(r, shown) for r in self.relationships),
             notes=tuple(self.notes),
-            implicit_classes=tuple(sorted(name[key] for key in implicit)),
+            implicit_classes=tuple(sorted(shown[key] for key in implicit)),
             repairs=tuple(self.repairs),
         )
 
@@ -219,6 +231,8 @@ class _Reader:
     mixing: bool = False
     """Whether ``allow_mixing`` lets the elements of other diagrams into the class diagram."""
     description_line: int | None = None
+    at: int = 0
+    """The index of the top-level line being read."""
     """The first line (index + 1) only a use-case or component diagram takes."""
 
     def read(self) -> Diagram:
@@ -227,7 +241,7 @@ class _Reader:
             i = self._top_level(i)
         self.out.repairs[:0] = self.slash_lines
         if self.description_line is not None and not self.mixing:
-            return self._description_diagram()
+            return self._description_diagram(self.description_line)
         if self.foreign:
             self.out.relationships = [
                 r for r in self.out.relationships if not set(_ends(r)) & self.foreign
@@ -236,13 +250,12 @@ class _Reader:
         self.out.package_names = set(self.names.packages)
         return self.out.diagram(self.names.display)
 
-    def _description_diagram(self) -> Diagram:
+    def _description_diagram(self, line: int) -> Diagram:
         """Elements of a use-case or component diagram without ``allow_mixing``: PlantUML reads
         the whole text as that diagram, which has no classes, or rejects it if it declares any."""
         kinds = {c.kind for parts in self.out.classes.values() for c in parts}
         if self.out.enums or self.out.member_owners or kinds - {"interface"}:
-            index = self.description_line - 1
-            raise self._error(index, "an element of a use-case or component diagram: PlantUML "
+            raise self._error(line - 1, "an element of a use-case or component diagram: PlantUML "
                                      "takes it beside classes only after 'allow_mixing'")
         return Diagram(repairs=tuple(self.out.repairs))
 
@@ -273,6 +286,7 @@ class _Reader:
                 self.mixing = True
             return i + 1
         handler = getattr(self, f"_{node.data}")
+        self.at = i
         return handler(i, node)
 
     def _class_decl(self, i: int, node: Tree) -> int:
@@ -367,7 +381,7 @@ class _Reader:
         line = self.lines[i]
         parts = {c.data if isinstance(c, Tree) else c.type: c for c in node.children}
         default = parts.get("default")
-        value = default.children[0].strip() if default is not None else None
+        value = str(default.children[0]).strip() if default is not None else None
         names = [c for c in node.children if isinstance(c, Token) and c.type == "IDENT"]
         type_ = _span(parts["type"], line) if "type" in parts else None
         return Attribute(
@@ -379,11 +393,11 @@ class _Reader:
         return self.names.declare(_qualified(node))
 
     def _end(self, node: Tree) -> str:
-        token = node.children[0]
+        token = _token(node)
         if token.type == "ELEMENT_END":  # [component], :actor:, (use case)
             name = str(token)[1:-1].strip().strip('"')
             self.foreign.add(name)
-            self._describes(token.line)
+            self._describes(self.at + 1)
             return name
         name = str(token)[1:-1] if token.type == "QUOTED" else str(token)
         if token.type != "QUOTED" and self.names.separator != "::":
@@ -395,7 +409,7 @@ class _Reader:
     def _parent(self, node: Tree) -> str:
         """A name after ``extends`` or ``implements``: PlantUML looks for it in the current
         package only, and makes it there if it is not found (a declaration, not a link)."""
-        token = node.children[0]
+        token = _token(node)
         name = str(token)[1:-1] if token.type == "QUOTED" else str(token)
         return self.names.declare(name)
 
@@ -430,10 +444,10 @@ class _Reader:
         last = node.children[-1]
         body = last if isinstance(last, Tree) and last.data.endswith("enum_body") else None
         if body is None or body.data == "inline_enum_body":
-            values = _literals(body.children[0]) if body is not None and body.children else ()
+            inline = _literals(body.children[0]) if body is not None and body.children else ()
             number = self._line_number(i)
             enum = Enum(
-                name, values, body is not None, line=number, value_lines=(number,) * len(values)
+                name, inline, body is not None, line=number, value_lines=(number,) * len(inline)
             )
             return enum, i + 1
         values: list[str] = []
@@ -481,7 +495,7 @@ class _Reader:
         for card in tokens.get("CARDINALITY", []):
             if card == '""':
                 self.out.repairs.append(Repair(EMPTY_MULTIPLICITY, self._line_number(i)))
-            elif card.start_pos < arrow.start_pos:
+            elif (card.start_pos or 0) < (arrow.start_pos or 0):
                 source_card = str(card[1:-1])
             else:
                 target_card = str(card[1:-1])
@@ -542,7 +556,7 @@ class _Reader:
         name, text = self._end(node.children[0]), str(node.children[1])[1:].strip()
         if name in self.note_aliases:
             return i + 1
-        attributes = ()
+        attributes: tuple[Attribute, ...] = ()
         if not _SEPARATOR.match(text) and (name in self.objects or not _METHOD.match(text)):
             attributes = (self._free_attribute(i, text),)
         self.out.add_class(Class(name, attributes=attributes, line=self._line_number(i)))
@@ -574,7 +588,11 @@ class _Reader:
     def _package_open(self, i: int, node: Tree) -> int:
         """A package, namespace or other group opens: a namespace, unless ``together``."""
         keyword = str(node.children[0]).lower()
-        names = [str(c).strip() for c in node.children if c.type == "PACKAGE_NAME"]
+        names = [
+            str(c).strip()
+            for c in node.children
+            if isinstance(c, Token) and c.type == "PACKAGE_NAME"
+        ]
         opened = None
         if keyword != "together" and names and (name := _PACKAGE_NAME.match(names[0])):
             opened = (name.group(1) or name.group(2)).strip()
@@ -716,7 +734,7 @@ def _literals(items: Tree) -> tuple[str, ...]:
     return tuple(str(item.children[0]) for item in items.children)
 
 
-def _label(tokens: list[str] | None) -> str | None:
+def _label(tokens: Sequence[str] | None) -> str | None:
     return str(tokens[0])[1:].strip() if tokens else None
 
 
@@ -737,8 +755,15 @@ def _ends(relationship: Relationship) -> tuple[str, ...]:
     return relationship.source, relationship.target
 
 
+def _token(node: Tree) -> Token:
+    """The token an ``end`` rule holds."""
+    token = node.children[0]
+    assert isinstance(token, Token), node
+    return token
+
+
 def _qualified(node: Tree) -> str:
-    tokens = {child.type: str(child) for child in node.children}
+    tokens = {child.type: str(child) for child in node.children if isinstance(child, Token)}
     return tokens["NAME"] if "NAME" in tokens else tokens["QUOTED"][1:-1]
 
 
