@@ -51,6 +51,19 @@ DIAGRAMS = {
         "namespace ui {\n  class S\n}"
     ),
     "names_in_parentheses": "class (A) {\n  int x\n}\nInterface (B){\n}\nA -- B",
+    "package_colour_after_a_quoted_name": (
+        'package "Classic Collections" #DDDDDD {\n  class A\n}\nclass "My Class" #red {\n}'
+    ),
+    "tags_and_diamonds": "class A $tag\nclass B\n<> d\nA - d\nd - B\nhide $tag",
+    "field_and_method_marks": (
+        "class A {\n  {field} a (with parens)\n  {method} some method\n  int x\n}"
+    ),
+    "style_block": "<style>\nclassDiagram {\n  class {\n    BackgroundColor #eee\n  }\n}\n</style>"
+                   "\nclass A",
+    "defines": (
+        "!define ENTITY #87CEEB\n!define table(x) class x << (T,#FFAAAA) >>\n"
+        "class A ENTITY\ntable(B) {\n  id : int\n}\nA -- B"
+    ),
     "from_the_top": "namespace d {\n  Context <|-- .Caster\n}\nclass Caster",
 }
 
@@ -175,3 +188,35 @@ class TestNamespaces:
         assert read("no_separator").relationships == ()
         diagram = read("double_colon_separator")
         assert diagram.all_class_names == ("R", "io::ui::S", "ui::S")
+
+
+class TestDecorations:
+    def test_colours_tags_styles_and_marks(self) -> None:
+        """A colour after a quoted name, a ``$tag``, a ``<style>`` block are decoration; a
+        diamond ``<>`` is no class; ``{field}`` makes a line with parentheses a field."""
+        assert read("package_colour_after_a_quoted_name").all_class_names == ("A", "My Class")
+        assert read("tags_and_diamonds").all_class_names == ("A", "B")
+        assert read("style_block").all_class_names == ("A",)
+        (cls,) = read("field_and_method_marks").classes
+        assert [a.line for a in cls.attributes] == [3, 5]
+
+    def test_defines_are_expanded(self) -> None:
+        """``!define`` replaces its name, with arguments too; lines keep their numbers."""
+        diagram = read("defines")
+        assert [(c.name, c.line) for c in diagram.classes] == [("A", 4), ("B", 5)]
+        assert [a.name for a in diagram.classes[1].attributes] == ["id"]
+
+    def test_other_preprocessor_directives_are_refused(self) -> None:
+        """What ``!include`` or ``!if`` makes is not in the text: one line, no guess."""
+        with pytest.raises(ParseError, match="line 2: a preprocessor directive"):
+            parse("@startuml\n!include common.puml\nclass A\n@enduml\n", "standard")
+
+    def test_type_arguments_after_a_parent_need_a_body(self) -> None:
+        """PlantUML rejects ``class U extends R<T>`` with no body, and takes it with one."""
+        texts = ["@startuml\nclass U extends R<T>\n@enduml\n",
+                 "@startuml\nclass U extends R<T> {\n}\n@enduml\n"]
+        models = plantuml_models(texts)
+        assert [models[sha256_text(t)]["verdict"] for t in texts] == ["rejected", "accepted"]
+        with pytest.raises(ParseError, match="line 2: type arguments after extends"):
+            parse(texts[0], "standard")
+        assert parse(texts[1], "standard").classes[0].name == "U"

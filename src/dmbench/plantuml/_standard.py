@@ -42,6 +42,12 @@ _NOTHING = re.compile(r"(?!)")
 _PACKAGE_ALIAS = re.compile(r"^\s+as\s+([\w$.]+)")
 _NOTE_ALIAS = re.compile(r"\bas\s+([\w$.]+)\s*$")
 _SLASH_LINE = re.compile(r"^\s*//")
+_FIELD = re.compile(r"\{field\}", re.I)
+_STYLE = re.compile(r"^<style>", re.I)
+_DEFINE = re.compile(r"^\s*!define\s+(\w+)(?:\(([^)]*)\))?(?:\s+(.*?))?\s*$")
+_PREPROCESSOR = re.compile(
+    r"^\s*!(?:definelong|undef|include|import|procedure|function|unquoted|if|ifdef|ifndef"
+    r"|while|foreach|\$)", re.I)
 _ALLOW_MIXING = re.compile(r"^allow_?mixing\b", re.I)
 _DATA_BLOCK = re.compile(r'^(?:json|map)\s+("[^"]+"|[^\s{]+)(?:\s+(?:<<.*>>|#\S+))*\s*\{?$', re.I)
 _ELEMENT_ALIAS = re.compile(r'^(?:"([^"]+)"|(\S+))(?:\s+as\s+("[^"]+"|[^\s#<]+))?')
@@ -56,9 +62,43 @@ def parse_standard(text: str) -> Diagram:
     _, start, end = block
     first_line = text.count("\n", 0, start) + 1
     body = text[start : end - len("@enduml")]
-    body_lines = _strip_comments(body).split("\n")
+    body_lines = _expand_macros(_strip_comments(body).split("\n"), first_line)
     lines = [_TRAILING_SLASHES.sub("", line) for line in body_lines]
     return _Reader(lines, first_line, body_lines=body_lines).read()
+
+
+def _expand_macros(lines: list[str], first_line: int) -> list[str]:
+    """PlantUML's preprocessor as far as class diagrams use it: ``!define NAME text`` and
+    ``!define NAME(a, b) text`` replace the name, as a word, on the lines below. Its other
+    directives (``!include``, ``!if``, variables, procedures) are refused: what they make is
+    not in the text."""
+    macros: list[tuple[re.Pattern[str], list[str], str]] = []
+    out = []
+    for i, line in enumerate(lines):
+        if defined := _DEFINE.match(line):
+            name, params, text = defined.groups()
+            pattern = re.compile(rf"\b{name}\b" + (r"\(([^()]*)\)" if params is not None else ""))
+            arguments = [a.strip() for a in params.split(",")] if params else []
+            macros.append((pattern, arguments, text or ""))
+            out.append("")
+            continue
+        if _PREPROCESSOR.match(line):
+            reason = "a preprocessor directive dmbench does not expand (only !define)"
+            raise ParseError(f"line {first_line + i}: {reason}", line=first_line + i,
+                             column=1, line_text=line, reason=reason)
+        for pattern, arguments, text in macros:
+            line = pattern.sub(partial(_expanded, arguments, text), line)
+        out.append(line)
+    return out
+
+
+def _expanded(arguments: list[str], text: str, found: re.Match[str]) -> str:
+    if not arguments:
+        return text
+    values = [v.strip() for v in found.group(1).split(",")]
+    for argument, value in zip(arguments, values):
+        text = re.sub(rf"\b{re.escape(argument)}\b", value, text)
+    return text
 
 
 def _strip_comments(body: str) -> str:
@@ -275,6 +315,8 @@ class _Reader:
             return self._skip_block(i)
         if block := _BLOCK_SETTING.match(line):
             return self._skip_to_end(i, block.group(1).lower())
+        if _STYLE.match(line):
+            return self._skip_style(i)
         if data := _DATA_BLOCK.match(line):
             self.foreign.add(data.group(1).strip('"'))
             return self._skip_data(i) if line.endswith("{") else i + 1
@@ -301,6 +343,10 @@ class _Reader:
             self.objects.add(name)
         body = next((c for c in rest if isinstance(c, Tree) and c.data.endswith("body")), None)
         for parents in (c for c in rest if isinstance(c, Tree) and c.data == "parents"):
+            typed = any(isinstance(c, Token) and c.type == "GENERICS" for c in parents.children)
+            if typed and body is None and self._next_line(i) != "{":
+                raise self._error(i, "type arguments after extends or implements: PlantUML "
+                                     "takes them only when a body '{' follows")
             implements = self.lines[i][parents.meta.start_pos:].lower().startswith("implements")
             implements = implements or kind == "interface"  # an interface extends interfaces
             for parent in (self._parent(c) for c in parents.children if isinstance(c, Tree)):
@@ -345,7 +391,7 @@ class _Reader:
             if not text or _SEPARATOR.match(text):
                 j += 1
                 continue
-            if kind == "object":
+            if kind == "object" or _FIELD.search(text):
                 attributes.append(self._free_attribute(j, text))
                 j += 1
                 continue
@@ -602,11 +648,11 @@ class _Reader:
         return i + 1
 
     def _element_decl(self, i: int, node: Tree) -> int:
-        """``actor A``, ``component "C" as C``, ``() I``: an element of another diagram."""
+        """``actor A``, ``component "C" as C``, ``() I``, ``<> D``: no class."""
         keyword = str(node.children[0]).strip()
         rest = str(node.children[1]).strip() if len(node.children) > 1 else ""
         self.foreign.add(_element_name(rest))
-        if keyword != "()":
+        if keyword not in ("()", "<>"):  # an interface circle or a diamond: class diagrams' own
             self._describes(i + 1)
         return i + 1
 
@@ -653,6 +699,13 @@ class _Reader:
             if end.match(self.lines[j].strip()):
                 return j + 1
         raise self._error(i, f"{keyword} is opened but never closed (no 'end{keyword}' line)")
+
+    def _skip_style(self, i: int) -> int:
+        """A ``<style>`` block: its CSS up to ``</style>``."""
+        for j in range(i, len(self.lines)):
+            if "</style>" in self.lines[j].lower():
+                return j + 1
+        raise self._error(i, "<style> is opened but never closed (no '</style>' line)")
 
     def _skip_block(self, i: int) -> int:
         for j in range(i + 1, len(self.lines)):
