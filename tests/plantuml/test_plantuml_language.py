@@ -13,6 +13,7 @@ from oracle_support import disagreements, plantuml_comparable, plantuml_models, 
 from dmbench.core.hashing import sha256_text
 from dmbench.errors import ParseError
 from dmbench.plantuml import parse
+from dmbench.plantuml.repairs import INLINE_BODY
 
 DIAGRAMS = {
     "slash_text_in_a_body": "class A {\n  // shown as a member\n  int a // kept too\n}",
@@ -220,3 +221,16 @@ class TestDecorations:
         with pytest.raises(ParseError, match="line 2: type arguments after extends"):
             parse(texts[0], "standard")
         assert parse(texts[1], "standard").classes[0].name == "U"
+
+
+class TestWhatPlantumlRejects:
+    def test_refused_or_read_through_a_named_repair(self) -> None:
+        """A one-line enum body is read through the report's repair; a note of a class before
+        the class exists is refused; PlantUML rejects both."""
+        texts = ["@startuml\nenum T { A, B }\n@enduml\n",
+                 "@startuml\nnote right of A : x\nclass A\n@enduml\n"]
+        models = plantuml_models(texts)
+        assert {models[sha256_text(t)]["verdict"] for t in texts} == {"rejected"}
+        assert [r.rule for r in parse(texts[0], "standard").repairs] == [INLINE_BODY]
+        with pytest.raises(ParseError, match="line 2: note of 'A' before it is declared"):
+            parse(texts[1], "standard")

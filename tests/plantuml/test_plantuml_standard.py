@@ -132,7 +132,8 @@ class TestErrors:
         [
             ("class A {\n  x", "class 'A' is opened but never closed"),
             ("enum E {\n  X", "enum 'E' is opened but never closed"),
-            ("note left of A\n  x", "note is opened but never closed"),
+            ("class A\nnote left of A\n  x", "note is opened but never closed"),
+            ("note left of A\n  x\nend note", "note of 'A' before it is declared"),
         ],
     )
     def test_unclosed_blocks(self, body, message):

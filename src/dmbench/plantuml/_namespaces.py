@@ -68,6 +68,13 @@ class Namespaces:
             return found[0]
         return self._remember(here)
 
+    def knows(self, name: str) -> bool:
+        """Whether ``name`` means a class or package met so far."""
+        name = name.strip('"')
+        if self.split(name)[-1] in self.by_short:
+            return True
+        return name in self.known or name in self.packages
+
     def display(self, names: set[str]) -> dict[str, str]:
         """Each full name's name in the model: short, unless another class has the same one."""
         shorts: dict[str, list[str]] = {}

@@ -40,6 +40,7 @@ _BLOCK_SETTING = re.compile(r"^(legend|header|footer|title)\b(?!.*:)(\s+(left|ri
 _PORT = re.compile(r"::.*$")
 _NOTHING = re.compile(r"(?!)")
 _PACKAGE_ALIAS = re.compile(r"^\s+as\s+([\w$.]+)")
+_NOTE_OF = re.compile(r'^(?:top|bottom|left|right)\s+of\s+("[^"]+"|[^\s:#]+)', re.I)
 _NOTE_ALIAS = re.compile(r"\bas\s+([\w$.]+)\s*$")
 _SLASH_LINE = re.compile(r"^\s*//")
 _FIELD = re.compile(r"\{field\}", re.I)
@@ -492,6 +493,8 @@ class _Reader:
         if body is None or body.data == "inline_enum_body":
             inline = _literals(body.children[0]) if body is not None and body.children else ()
             number = self._line_number(i)
+            if inline:  # PlantUML rejects literals on the line that opens the body
+                self.out.repairs.append(Repair(INLINE_BODY, number))
             enum = Enum(
                 name, inline, body is not None, line=number, value_lines=(number,) * len(inline)
             )
@@ -610,8 +613,15 @@ class _Reader:
         self.out.member_owners.add(name)
         return i + 1
 
+    def _knows(self, name: str) -> bool:
+        """Whether a class, package or element of that name was met so far."""
+        return self.names.knows(name) or name.strip('"') in self.foreign | self.note_aliases
+
     def _note_decl(self, i: int, node: Tree) -> int:
         header = str(node.children[1]).strip() if len(node.children) > 1 else ""
+        if (of := _NOTE_OF.match(header)) and not self._knows(_PORT.sub("", of.group(1))):
+            raise self._error(i, f"note of {of.group(1)!r} before it is declared: PlantUML "
+                                 "rejects a note of a class it does not know yet")
         if header.startswith('"'):
             content, _, position = header[1:].partition('"')
             if alias := _NOTE_ALIAS.search(position):
