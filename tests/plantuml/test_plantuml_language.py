@@ -65,6 +65,7 @@ DIAGRAMS = {
         "!define ENTITY #87CEEB\n!define table(x) class x << (T,#FFAAAA) >>\n"
         "class A ENTITY\ntable(B) {\n  id : int\n}\nA -- B"
     ),
+    "circle_and_enum_members": "circle C\nenum E\nE : A\nE : B\nC -- E",
     "from_the_top": "namespace d {\n  Context <|-- .Caster\n}\nclass Caster",
 }
 
@@ -234,3 +235,11 @@ class TestWhatPlantumlRejects:
         assert [r.rule for r in parse(texts[0], "standard").repairs] == [INLINE_BODY]
         with pytest.raises(ParseError, match="line 2: note of 'A' before it is declared"):
             parse(texts[1], "standard")
+
+
+def test_a_circle_is_a_classifier_and_an_enum_takes_member_lines() -> None:
+    """``circle C`` is a classifier of kind circle; ``E : A`` adds a literal to enum E (it used
+    to stop the reading with a traceback)."""
+    diagram = read("circle_and_enum_members")
+    assert [(c.name, c.kind) for c in diagram.classes] == [("C", "circle")]
+    assert [(e.name, e.values) for e in diagram.enums] == [("E", ("A", "B"))]

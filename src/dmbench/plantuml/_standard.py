@@ -197,7 +197,8 @@ class _Builder:
         ``display`` names each class in the model by its full name (the builder's key)."""
         for name in self.classes.keys() & self.enums.keys():
             classes, enums = self.classes[name], self.enums[name]
-            if max(c.line or 0 for c in classes if c.kind) > max(e.line or 0 for e in enums):
+            declared = max((c.line or 0 for c in classes if c.kind), default=-1)  # A : x, no kind
+            if declared > max(e.line or 0 for e in enums):
                 literals = [
                     Attribute(value, line=line)
                     for e in enums
