@@ -66,6 +66,9 @@ DIAGRAMS = {
         "class A ENTITY\ntable(B) {\n  id : int\n}\nA -- B"
     ),
     "circle_and_enum_members": "circle C\nenum E\nE : A\nE : B\nC -- E",
+    "qualified_association_and_diamond": (
+        'class Shop\nShop [customerId: long] ---> "1" Customer\ndiamond D\nShop -- D'
+    ),
     "from_the_top": "namespace d {\n  Context <|-- .Caster\n}\nclass Caster",
 }
 
@@ -243,3 +246,12 @@ def test_a_circle_is_a_classifier_and_an_enum_takes_member_lines() -> None:
     diagram = read("circle_and_enum_members")
     assert [(c.name, c.kind) for c in diagram.classes] == [("C", "circle")]
     assert [(e.name, e.values) for e in diagram.enums] == [("E", ("A", "B"))]
+
+
+def test_a_qualifier_is_read_over_and_a_diamond_is_no_class() -> None:
+    """``A [key: K] --> B``: the qualifier is drawn by the link, which is read as usual."""
+    diagram = read("qualified_association_and_diamond")
+    assert [(r.source, r.target, r.target_cardinality) for r in diagram.relationships] == [
+        ("Shop", "Customer", "1")
+    ]
+    assert diagram.all_class_names == ("Customer", "Shop")

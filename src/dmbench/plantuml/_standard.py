@@ -663,7 +663,7 @@ class _Reader:
         keyword = str(node.children[0]).strip()
         rest = str(node.children[1]).strip() if len(node.children) > 1 else ""
         self.foreign.add(_element_name(rest))
-        if keyword not in ("()", "<>"):  # an interface circle or a diamond: class diagrams' own
+        if keyword.lower() not in ("()", "<>", "diamond"):  # class diagrams' own shapes
             self._describes(i + 1)
         return i + 1
 
