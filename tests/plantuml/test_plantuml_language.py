@@ -69,6 +69,7 @@ DIAGRAMS = {
     "qualified_association_and_diamond": (
         'class Shop\nShop [customerId: long] ---> "1" Customer\ndiamond D\nShop -- D'
     ),
+    "hidden_class": "class A\nclass B\nhide A\nhide empty members\nA -- B\nB -- C",
     "from_the_top": "namespace d {\n  Context <|-- .Caster\n}\nclass Caster",
 }
 
@@ -255,3 +256,11 @@ def test_a_qualifier_is_read_over_and_a_diamond_is_no_class() -> None:
         ("Shop", "Customer", "1")
     ]
     assert diagram.all_class_names == ("Customer", "Shop")
+
+
+def test_the_links_of_a_hidden_class_are_not_drawn() -> None:
+    """``hide A`` keeps class A but PlantUML draws none of its links; ``hide empty members``
+    hides no class."""
+    diagram = read("hidden_class")
+    assert diagram.all_class_names == ("A", "B", "C")
+    assert [(r.source, r.target) for r in diagram.relationships] == [("B", "C")]

@@ -49,6 +49,11 @@ _DEFINE = re.compile(r"^\s*!define\s+(\w+)(?:\(([^)]*)\))?(?:\s+(.*?))?\s*$")
 _PREPROCESSOR = re.compile(
     r"^\s*!(?:definelong|undef|include|import|procedure|function|unquoted|if|ifdef|ifndef"
     r"|while|foreach|\$)", re.I)
+_HIDE_ONE = re.compile(r'^hide\s+("[^"]+"|[^\s<@$]\S*)\s*$', re.I)
+_HIDE_WORDS = {"empty", "members", "member", "fields", "field", "attributes", "attribute",
+               "methods", "method", "circle", "circles", "stereotype", "stereotypes",
+               "class", "interface", "enum", "abstract", "annotation", "entity", "footbox",
+               "unlinked", "private", "protected", "public", "package", "packages", "title"}
 _ALLOW_MIXING = re.compile(r"^allow_?mixing\b", re.I)
 _DATA_BLOCK = re.compile(r'^(?:json|map)\s+("[^"]+"|[^\s{]+)(?:\s+(?:<<.*>>|#\S+))*\s*\{?$', re.I)
 _ELEMENT_ALIAS = re.compile(r'^(?:"([^"]+)"|(\S+))(?:\s+as\s+("[^"]+"|[^\s#<]+))?')
@@ -270,6 +275,8 @@ class _Reader:
     as PlantUML keeps them; a link to one links no class."""
     objects: set[str] = field(default_factory=set)
     """Names declared ``object``: every member line of one is a field."""
+    hidden: set[str] = field(default_factory=set)
+    """Names after ``hide NAME``: PlantUML draws none of their links."""
     mixing: bool = False
     """Whether ``allow_mixing`` lets the elements of other diagrams into the class diagram."""
     description_line: int | None = None
@@ -289,6 +296,11 @@ class _Reader:
                 r for r in self.out.relationships if not set(_ends(r)) & self.foreign
             ]
             self.out.mentioned -= self.foreign
+        if self.hidden:  # PlantUML hides the links of a hidden class; the class stays
+            hidden = {self.names.resolve(name) for name in self.hidden}
+            self.out.relationships = [
+                r for r in self.out.relationships if not set(_ends(r)) & hidden
+            ]
         self.out.package_names = set(self.names.packages)
         return self.out.diagram(self.names.display)
 
@@ -328,6 +340,8 @@ class _Reader:
                 self.names.separator = separator
             if _ALLOW_MIXING.match(line):
                 self.mixing = True
+            if (hidden := _HIDE_ONE.match(line)) and hidden.group(1).lower() not in _HIDE_WORDS:
+                self.hidden.add(hidden.group(1).strip('"'))
             return i + 1
         handler = getattr(self, f"_{node.data}")
         self.at = i
