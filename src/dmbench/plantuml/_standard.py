@@ -19,6 +19,7 @@ from dmbench.plantuml._block import find_block
 from dmbench.plantuml._grammar import parser, terminal
 from dmbench.plantuml._messages import NO_BLOCK
 from dmbench.plantuml._namespaces import Namespaces, separator_setting
+from dmbench.plantuml._preprocess import expand_macros
 from dmbench.plantuml._reading_memo import memoised_short_lines
 from dmbench.plantuml.model import (
     Attribute,
@@ -45,10 +46,6 @@ _NOTE_ALIAS = re.compile(r"\bas\s+([\w$.]+)\s*$")
 _SLASH_LINE = re.compile(r"^\s*//")
 _FIELD = re.compile(r"\{field\}", re.I)
 _STYLE = re.compile(r"^<style>", re.I)
-_DEFINE = re.compile(r"^\s*!define\s+(\w+)(?:\(([^)]*)\))?(?:\s+(.*?))?\s*$")
-_PREPROCESSOR = re.compile(
-    r"^\s*!(?:definelong|undef|include|import|procedure|function|unquoted|if|ifdef|ifndef"
-    r"|while|foreach|\$)", re.I)
 _HIDE_ONE = re.compile(r'^hide\s+("[^"]+"|[^\s<@$]\S*)\s*$', re.I)
 _HIDE_WORDS = {"empty", "members", "member", "fields", "field", "attributes", "attribute",
                "methods", "method", "circle", "circles", "stereotype", "stereotypes",
@@ -68,43 +65,9 @@ def parse_standard(text: str) -> Diagram:
     _, start, end = block
     first_line = text.count("\n", 0, start) + 1
     body = text[start : end - len("@enduml")]
-    body_lines = _expand_macros(_strip_comments(body).split("\n"), first_line)
+    body_lines = expand_macros(_strip_comments(body).split("\n"), first_line)
     lines = [_TRAILING_SLASHES.sub("", line) for line in body_lines]
     return _Reader(lines, first_line, body_lines=body_lines).read()
-
-
-def _expand_macros(lines: list[str], first_line: int) -> list[str]:
-    """PlantUML's preprocessor as far as class diagrams use it: ``!define NAME text`` and
-    ``!define NAME(a, b) text`` replace the name, as a word, on the lines below. Its other
-    directives (``!include``, ``!if``, variables, procedures) are refused: what they make is
-    not in the text."""
-    macros: list[tuple[re.Pattern[str], list[str], str]] = []
-    out = []
-    for i, line in enumerate(lines):
-        if defined := _DEFINE.match(line):
-            name, params, text = defined.groups()
-            pattern = re.compile(rf"\b{name}\b" + (r"\(([^()]*)\)" if params is not None else ""))
-            arguments = [a.strip() for a in params.split(",")] if params else []
-            macros.append((pattern, arguments, text or ""))
-            out.append("")
-            continue
-        if _PREPROCESSOR.match(line):
-            reason = "a preprocessor directive dmbench does not expand (only !define)"
-            raise ParseError(f"line {first_line + i}: {reason}", line=first_line + i,
-                             column=1, line_text=line, reason=reason)
-        for pattern, arguments, text in macros:
-            line = pattern.sub(partial(_expanded, arguments, text), line)
-        out.append(line)
-    return out
-
-
-def _expanded(arguments: list[str], text: str, found: re.Match[str]) -> str:
-    if not arguments:
-        return text
-    values = [v.strip() for v in found.group(1).split(",")]
-    for argument, value in zip(arguments, values):
-        text = re.sub(rf"\b{re.escape(argument)}\b", value, text)
-    return text
 
 
 def _strip_comments(body: str) -> str:
