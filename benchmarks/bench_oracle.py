@@ -13,6 +13,7 @@ import importlib.util
 import statistics
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 from dmbench.core.hashing import sha256_text
@@ -64,13 +65,17 @@ def main() -> int:
     parse_standard("@startuml\nclass A\n@enduml")  # build the parser outside the timings
 
     accepted = rejected = read = agree = 0
+    others: Counter[str] = Counter()
     seconds: list[float] = []
     lines = []
     for path, text in texts.items():
         model = models[sha256_text(text)]
         empty = model["verdict"] == "rejected" and model.get("error", "").startswith(oracle.EMPTY)
-        if model["verdict"] != "accepted" and not empty:
+        if model["verdict"] == "rejected" and not empty:
             rejected += 1
+            continue
+        if model["verdict"] not in ("accepted", "rejected"):  # another kind of diagram, a crash
+            others[model.get("type") or model["verdict"]] += 1
             continue
         accepted += 1
         reason = _reason(oracle, model, text, seconds)
@@ -84,6 +89,8 @@ def main() -> int:
     ms = sorted(1000 * s for s in seconds)
     print(f"files {len(files)}; PlantUML accepts {accepted}, rejects {rejected} "
           f"(oracle {oracle_seconds:.1f} s)")
+    if others:
+        print(f"not class diagrams to PlantUML (left out): {dict(others)}")
     print(f"read {read}/{accepted} ({100 * read / max(accepted, 1):.1f} %), "
           f"agree {agree}/{accepted} ({100 * agree / max(accepted, 1):.1f} %), "
           f"agree of read {agree}/{read} ({100 * agree / max(read, 1):.1f} %)")
