@@ -70,6 +70,7 @@ DIAGRAMS = {
         'class Shop\nShop [customerId: long] ---> "1" Customer\ndiamond D\nShop -- D'
     ),
     "hidden_class": "class A\nclass B\nhide A\nhide empty members\nA -- B\nB -- C",
+    "sprite_block": "sprite $foo [4x4/16] {\n  FFFF\n  FFFF\n}\nclass A <<$foo>>",
     "from_the_top": "namespace d {\n  Context <|-- .Caster\n}\nclass Caster",
 }
 

@@ -46,6 +46,7 @@ _NOTE_ALIAS = re.compile(r"\bas\s+([\w$.]+)\s*$")
 _SLASH_LINE = re.compile(r"^\s*//")
 _FIELD = re.compile(r"\{field\}", re.I)
 _STYLE = re.compile(r"^<style>", re.I)
+_SPRITE = re.compile(r"^sprite\s+\$?\w+", re.I)
 _HIDE_ONE = re.compile(r'^hide\s+("[^"]+"|[^\s<@$]\S*)\s*$', re.I)
 _HIDE_WORDS = {"empty", "members", "member", "fields", "field", "attributes", "attribute",
                "methods", "method", "circle", "circles", "stereotype", "stereotypes",
@@ -289,11 +290,13 @@ class _Reader:
         if not line:
             return i + 1
         if line.endswith("{") and line.lower().startswith("skinparam"):
-            return self._skip_block(i)
+            return self._skip_block(i, "skinparam")
         if block := _BLOCK_SETTING.match(line):
             return self._skip_to_end(i, block.group(1).lower())
         if _STYLE.match(line):
             return self._skip_style(i)
+        if _SPRITE.match(line):  # a picture for stereotypes, drawn from its lines up to '}'
+            return self._skip_block(i, "sprite") if line.endswith("{") else i + 1
         if data := _DATA_BLOCK.match(line):
             self.foreign.add(data.group(1).strip('"'))
             return self._skip_data(i) if line.endswith("{") else i + 1
@@ -695,11 +698,11 @@ class _Reader:
                 return j + 1
         raise self._error(i, "<style> is opened but never closed (no '</style>' line)")
 
-    def _skip_block(self, i: int) -> int:
+    def _skip_block(self, i: int, keyword: str) -> int:
         for j in range(i + 1, len(self.lines)):
             if self.lines[j].strip() == "}":
                 return j + 1
-        raise self._error(i, "skinparam block is opened but never closed")
+        raise self._error(i, f"{keyword} block is opened but never closed")
 
     def _line_number(self, i: int) -> int:
         return self.first_line + i
