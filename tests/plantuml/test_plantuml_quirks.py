@@ -169,11 +169,11 @@ class TestQuirks:
     def test_single_line_note_swallows_up_to_a_later_end_note(self):
         """Quirk 9: compat looks for ``end note`` first, even after a one-line note."""
         compat, standard = both(
-            "note right of A : hi\nclass B\nB -- C\nnote left of B\n  text\nend note"
+            "class A\nnote right of A : hi\nclass B\nB -- C\nnote left of B\n  text\nend note"
         )
-        assert compat.classes == () and compat.relationships == ()
+        assert [c.name for c in compat.classes] == ["A"] and compat.relationships == ()
         assert len(compat.notes) == 1
-        assert [c.name for c in standard.classes] == ["B"]
+        assert [c.name for c in standard.classes] == ["A", "B"]
         assert len(standard.notes) == 2
 
     def test_repeated_class_declarations(self):

@@ -12,7 +12,6 @@ from dmbench.plantuml import (
     Attribute,
     Class,
     Diagram,
-    Enum,
     ParseError,
     Relationship,
     grammar_reference,
@@ -65,7 +64,8 @@ class TestArrows:
 
 class TestDeclarations:
     def test_members_of_every_form(self):
-        """Types keep their spelling; operations and constraints are not attributes."""
+        """Types keep their spelling; operations and constraints are not attributes; a one-line
+        enum in a body is a member line to PlantUML (a field), not a nested enum."""
         d = read(
             "class A {\n  + id : Long\n  Map<String, Integer> m = x\n  const int MAX = 10\n"
             "  getName() : String\n  flag : Boolean {readOnly}\n  enum K { P, Q }\n}"
@@ -78,8 +78,8 @@ class TestDeclarations:
                     Attribute("m", "Map<String, Integer>", "x"),
                     Attribute("MAX", "int", "10", True),
                     Attribute("flag", "Boolean"),
+                    Attribute("K", "enum"),
                 ),
-                nested_enums=(Enum("K", ("P", "Q"), True),),
             ),
         )
 
@@ -132,7 +132,8 @@ class TestErrors:
         [
             ("class A {\n  x", "class 'A' is opened but never closed"),
             ("enum E {\n  X", "enum 'E' is opened but never closed"),
-            ("note left of A\n  x", "note is opened but never closed"),
+            ("class A\nnote left of A\n  x", "note is opened but never closed"),
+            ("note left of A\n  x\nend note", "note of 'A' before it is declared"),
         ],
     )
     def test_unclosed_blocks(self, body, message):

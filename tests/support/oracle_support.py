@@ -101,6 +101,10 @@ def plantuml_comparable(model: dict) -> dict:
     if model["verdict"] == "rejected" and model["error"].startswith(EMPTY):
         model = {"entities": [], "links": []}
     entities = [e for e in model["entities"] if e["type"] in KINDS]
+    shorts = Counter(e["name"] for e in entities)
+    entities = [  # two classes of one short name are told apart by their full names
+        e if shorts[e["name"]] == 1 else {**e, "name": e["qualified"]} for e in entities
+    ]
     names = {e["qualified"]: e["name"] for e in entities}
     links = Counter(
         tuple(sorted([(names[link["from"]], link["q1"]), (names[link["to"]], link["q2"])],
@@ -108,6 +112,7 @@ def plantuml_comparable(model: dict) -> dict:
         for link in model["links"]
         if not link["invisible"] and link["from"] in names and link["to"] in names
     )
+    links.update(_associations_through_points(model, names))
     return {
         "classes": {e["name"]: KINDS[e["type"]] for e in entities},
         "relationships": links,
@@ -117,6 +122,19 @@ def plantuml_comparable(model: dict) -> dict:
         },
         "methods": {e["name"]: len(e["methods"]) for e in entities if e["methods"]},
     }
+
+
+def _associations_through_points(model: dict, names: dict) -> list[tuple]:
+    """The association of each association class: PlantUML draws it as two links through a
+    point (``A -- point -- B``, the multiplicities at the class ends), the first two of the
+    point's links; the third goes to the association class."""
+    ends: dict[str, list] = {}
+    for link in model["links"]:
+        for point, other, quantity in ((link["from"], link["to"], link["q2"]),
+                                       (link["to"], link["from"], link["q1"])):
+            if point.startswith("apoint") and point not in names and other in names:
+                ends.setdefault(point, []).append((names[other], quantity))
+    return [tuple(sorted(pair[:2], key=repr)) for pair in ends.values() if len(pair) >= 2]
 
 
 def reading_comparable(diagram) -> dict:
@@ -134,13 +152,34 @@ def reading_comparable(diagram) -> dict:
         classes[enum.name] = "enum"
         if enum.values:
             members[enum.name] = _groups(zip(enum.value_lines or enum.values, enum.values))
-    links = Counter(
-        tuple(sorted([(r.source, r.source_cardinality), (r.target, r.target_cardinality)],
-                     key=repr))
-        for r in diagram.relationships
-        if r.association_members is None
-    )
+    links: Counter = Counter()
+    for r in diagram.relationships:
+        if r.association_members is None:
+            links[_pair((r.source, r.source_cardinality), (r.target, r.target_cardinality))] += 1
+    links.update(_associations(diagram.relationships))
     return {"classes": classes, "relationships": links, "members": members}
+
+
+def _pair(one: tuple, other: tuple) -> tuple:
+    return tuple(sorted([one, other], key=repr))
+
+
+def _associations(relationships) -> list[tuple]:
+    """PlantUML makes ``(A, B) .. C`` the association of an earlier link of A and B (drawn
+    through a point, counted already as that link) or, with none, a new link of the two."""
+    found, taken = [], set()
+    for k, r in enumerate(relationships):
+        if r.association_members is None:
+            continue
+        a, b = r.association_members
+        earlier = next((j for j, s in enumerate(relationships[:k]) if j not in taken
+                        and s.association_members is None and {s.source, s.target} == {a, b}),
+                       None)
+        if earlier is None:
+            found.append(_pair((a, None), (b, None)))
+        else:
+            taken.add(earlier)
+    return found
 
 
 def _groups(items) -> list[list[str]]:
@@ -166,7 +205,12 @@ def disagreements(plantuml: dict, reading: dict) -> list[str]:
         fields = plantuml["members"].get(name, [])
         groups = reading["members"].get(name, [])
         if len(fields) != len(groups) or any(
-            not all(n in field for n in group) for field, group in zip(fields, groups)
+            not all(_names(n, field) for n in group) for field, group in zip(fields, groups)
         ):
             found.append(f"members of {name}: PlantUML {fields}, reading {groups}")
     return found
+
+
+def _names(name: str, field: str) -> bool:
+    """Whether ``field`` holds ``name`` as a word, not inside a longer one."""
+    return re.search(rf"(?<![\w$]){re.escape(name)}(?![\w$])", field) is not None

@@ -34,14 +34,22 @@ from dmbench.plantuml._block import find_block
 from dmbench.plantuml._grammar import grammar_arrows, terminal
 from dmbench.plantuml._messages import NO_BLOCK
 from dmbench.plantuml._reading_memo import SHORT_LINE, memoised_short_lines
-from dmbench.plantuml.model import Attribute, Class, Diagram, Enum, Note, Relationship
+from dmbench.plantuml.model import (
+    Attribute,
+    Class,
+    Diagram,
+    Enum,
+    Note,
+    Relationship,
+    RelationshipKind,
+)
 
 IDENT = terminal("IDENT")
 
 # Upstream's arrow table in its trial order: (arrow, kind, whether source and target swap).
 # Every arrow is one the grammar's ARROW token accepts (checked below); only the meaning and order
 # are upstream's.
-ARROWS: tuple[tuple[str, str, bool], ...] = (
+ARROWS: tuple[tuple[str, RelationshipKind, bool], ...] = (
     ("<|--", "inheritance", False),
     ("--|>", "inheritance", True),
     ("<|-", "inheritance", False),
@@ -217,7 +225,7 @@ def _binary_relationship(line: str) -> Relationship | None:
 
 
 def _relationship(
-    kind: str,
+    kind: RelationshipKind,
     swap: bool,
     source: str,
     source_card: str | None,

@@ -17,7 +17,7 @@ import io
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import NamedTuple, SupportsInt, cast
 
 from dmbench.errors import ParseError
 from dmbench.plantuml._compat import parse_compat
@@ -226,9 +226,14 @@ def to_markdown(records: list[dict[str, object]]) -> str:
         cells = [r["dataset"], r["candidate"], r["diagrams"], r["diagrams_affected"]]
         cells.append(r["standard_error"])
         for e in ELEMENTS:
-            bad = int(r[f"{e}_lost"]) + int(r[f"{e}_changed"])
-            total = int(r[f"{e}_standard"])
+            bad = _count(r[f"{e}_lost"]) + _count(r[f"{e}_changed"])
+            total = _count(r[f"{e}_standard"])
             share = f"{100 * bad / total:.1f}%" if total else "-"
             cells.append(f"{bad}/{total} ({share}) (+{r[f'{e}_added']})")
         lines.append("| " + " | ".join(str(c) for c in cells) + " |")
     return "\n".join(lines) + "\n"
+
+
+def _count(value: object) -> int:
+    """A count of a record (records are built from ints or read back from CSV text)."""
+    return int(cast(SupportsInt | str, value))

@@ -7,7 +7,8 @@ line belongs to (class, enum, note, package) and turns the parse trees into a ``
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 from functools import partial
 
 from lark import Token, Tree
@@ -17,8 +18,19 @@ from dmbench.errors import ParseError
 from dmbench.plantuml._block import find_block
 from dmbench.plantuml._grammar import parser, terminal
 from dmbench.plantuml._messages import NO_BLOCK
+from dmbench.plantuml._namespaces import Namespaces, separator_setting
+from dmbench.plantuml._preprocess import expand_macros
 from dmbench.plantuml._reading_memo import memoised_short_lines
-from dmbench.plantuml.model import Attribute, Class, Diagram, Enum, Note, Relationship, Repair
+from dmbench.plantuml.model import (
+    Attribute,
+    Class,
+    Diagram,
+    Enum,
+    Note,
+    Relationship,
+    RelationshipKind,
+    Repair,
+)
 from dmbench.plantuml.repairs import EMPTY_MULTIPLICITY, INLINE_BODY, SLASH_COMMENT
 
 _TRAILING_SLASHES = re.compile(r"(^|\s)//.*$")
@@ -26,12 +38,23 @@ _END_NOTE = re.compile(r"^end\s?note$", re.I)
 _METHOD = re.compile(terminal("METHOD_LINE"))
 _SEPARATOR = re.compile(terminal("SEPARATOR_LINE"))
 _BLOCK_SETTING = re.compile(r"^(legend|header|footer|title)\b(?!.*:)(\s+(left|right|center|top|bottom))*\s*$", re.I)
-_NAME_PARTS = re.compile(r"\.|::")
 _PORT = re.compile(r"::.*$")
 _NOTHING = re.compile(r"(?!)")
+_PACKAGE_ALIAS = re.compile(r"^\s+as\s+([\w$.]+)")
+_NOTE_OF = re.compile(r'^(?:top|bottom|left|right)\s+of\s+("[^"]+"|[^\s:#]+)', re.I)
 _NOTE_ALIAS = re.compile(r"\bas\s+([\w$.]+)\s*$")
 _SLASH_LINE = re.compile(r"^\s*//")
-_NO_SEPARATOR = re.compile(r"^set\s+(namespace)?separator\s+none\b", re.I)
+_FIELD = re.compile(r"\{field\}", re.I)
+_STYLE = re.compile(r"^<style>", re.I)
+_SPRITE = re.compile(r"^sprite\s+\$?\w+", re.I)
+_HIDE_ONE = re.compile(r'^hide\s+("[^"]+"|[^\s<@$]\S*)\s*$', re.I)
+_HIDE_WORDS = {"empty", "members", "member", "fields", "field", "attributes", "attribute",
+               "methods", "method", "circle", "circles", "stereotype", "stereotypes",
+               "class", "interface", "enum", "abstract", "annotation", "entity", "footbox",
+               "unlinked", "private", "protected", "public", "package", "packages", "title"}
+_ALLOW_MIXING = re.compile(r"^allow_?mixing\b", re.I)
+_DATA_BLOCK = re.compile(r'^(?:json|map)\s+("[^"]+"|[^\s{]+)(?:\s+(?:<<.*>>|#\S+))*\s*\{?$', re.I)
+_ELEMENT_ALIAS = re.compile(r'^(?:"([^"]+)"|(\S+))(?:\s+as\s+("[^"]+"|[^\s#<]+))?')
 _PACKAGE_NAME = re.compile(r'^(?:"([^"]+)"|([^\s"#<]+))')
 
 
@@ -43,26 +66,21 @@ def parse_standard(text: str) -> Diagram:
     _, start, end = block
     first_line = text.count("\n", 0, start) + 1
     body = text[start : end - len("@enduml")]
-    lines = _strip_comments(body).split("\n")
-    reader = _Reader(lines, first_line)
-    reader.out.repairs.extend(
-        Repair(SLASH_COMMENT, first_line + i)
-        for i, line in enumerate(body.split("\n"))
-        if _SLASH_LINE.match(line)
-    )
-    return reader.read()
+    body_lines = expand_macros(_strip_comments(body).split("\n"), first_line)
+    lines = [_TRAILING_SLASHES.sub("", line) for line in body_lines]
+    return _Reader(lines, first_line, body_lines=body_lines).read()
 
 
 def _strip_comments(body: str) -> str:
-    """Blank out comments, keeping every line and column where it was."""
+    """Blank out comments, keeping every line and column where it was.
+
+    ``//`` starts no comment to PlantUML: in a class body it is member text, elsewhere a line
+    PlantUML rejects, which the reader reads through (``SLASH_COMMENT``)."""
     body = _blank_block_comments(body)
     out = []
     for line in body.split("\n"):
         line = line.rstrip("\r")
-        if line.lstrip().startswith("'"):
-            out.append("")
-        else:
-            out.append(_TRAILING_SLASHES.sub("", line))
+        out.append("" if line.lstrip().startswith("'") else line)
     return "\n".join(out)
 
 
@@ -86,7 +104,7 @@ def _span(tree: Tree | Token, line: str) -> str:
     return line[tree.meta.start_pos : tree.meta.end_pos]
 
 
-def classify_arrow(arrow: str) -> tuple[str, bool]:
+def classify_arrow(arrow: str) -> tuple[RelationshipKind, bool]:
     """(kind, swap): what a PlantUML arrow means, and whether its right end is the source.
 
     The source is the whole for composition and aggregation, the parent for inheritance and
@@ -95,7 +113,9 @@ def classify_arrow(arrow: str) -> tuple[str, bool]:
     left = re.match(r"<\||<|\*|o|#|\+", arrow)
     right = re.search(r"(\|>|>|\*|o|#|\+)$", arrow)
     heads = (left.group(0) if left else "", right.group(1) if right else "")
-    diamonds = ((("<|", "|>"), "inheritance"), (("*",), "composition"), (("o",), "aggregation"))
+    diamonds: tuple[tuple[tuple[str, ...], RelationshipKind], ...] = (
+        (("<|", "|>"), "inheritance"), (("*",), "composition"), (("o",), "aggregation")
+    )
     for marks, kind in diamonds:
         if heads[0] in marks:
             return kind, False
@@ -140,12 +160,14 @@ class _Builder:
         self.relationships.append(relationship)
         self.mentioned.update(names)
 
-    def diagram(self) -> Diagram:
+    def diagram(self, display: Callable[[set[str]], dict[str, str]]) -> Diagram:
         """The declarations merged by name; a name declared both as a class and an enum takes
-        the kind of its last declaration, the other's members with it, as PlantUML does."""
+        the kind of its last declaration, the other's members with it, as PlantUML does.
+        ``display`` names each class in the model by its full name (the builder's key)."""
         for name in self.classes.keys() & self.enums.keys():
             classes, enums = self.classes[name], self.enums[name]
-            if max(c.line or 0 for c in classes if c.kind) > max(e.line or 0 for e in enums):
+            declared = max((c.line or 0 for c in classes if c.kind), default=-1)  # A : x, no kind
+            if declared > max(e.line or 0 for e in enums):
                 literals = [
                     Attribute(value, line=line)
                     for e in enums
@@ -169,12 +191,19 @@ class _Builder:
             self.relationships = [r for r in self.relationships if not set(_ends(r)) & packages]
             self.mentioned = {name for r in self.relationships for name in _ends(r)}
             self.mentioned |= self.member_owners
+        implicit = self.mentioned - self.classes.keys()
+        shown = display(set(self.classes) | set(self.enums) | implicit)
         return Diagram(
-            classes=tuple(_merged_class(parts) for parts in self.classes.values()),
-            enums=tuple(_merged_enum(parts) for parts in self.enums.values()),
-            relationships=tuple(self.relationships),
+            classes=tuple(
+                replace(_merged_class(parts), name=shown[key])
+                for key, parts in self.classes.items()
+            ),
+            enums=tuple(
+                replace(_merged_enum(parts), name=shown[key]) for key, parts in self.enums.items()
+            ),
+            relationships=tuple(_renamed(r, shown) for r in self.relationships),
             notes=tuple(self.notes),
-            implicit_classes=tuple(sorted(self.mentioned - self.classes.keys())),
+            implicit_classes=tuple(sorted(shown[key] for key in implicit)),
             repairs=tuple(self.repairs),
         )
 
@@ -195,19 +224,58 @@ _LINE_PARSERS = {
 class _Reader:
     lines: list[str]
     first_line: int
+    body_lines: list[str]
+    """The lines with ``//`` text kept: member text in a body (``lines`` has it cut off)."""
     out: _Builder = field(default_factory=_Builder)
+    slash_lines: list[Repair] = field(default_factory=list)
     note_aliases: set[str] = field(default_factory=set)
     """Names of notes (``note "x" as N``): a link to one is not a relationship."""
-    separated: bool = True
-    """Whether dots separate packages from names (``set separator none`` says not)."""
+    names: Namespaces = field(default_factory=Namespaces)
+    """Which class each name means: packages are namespaces (``set separator`` sets theirs)."""
     qualified: set[str] = field(default_factory=set)
     """Every declared class's full name, to find a class declared inside another."""
+    foreign: set[str] = field(default_factory=set)
+    """Elements of other diagrams (actors, components, lollipops, json): kept apart from classes,
+    as PlantUML keeps them; a link to one links no class."""
+    objects: set[str] = field(default_factory=set)
+    """Names declared ``object``: every member line of one is a field."""
+    hidden: set[str] = field(default_factory=set)
+    """Names after ``hide NAME``: PlantUML draws none of their links."""
+    mixing: bool = False
+    """Whether ``allow_mixing`` lets the elements of other diagrams into the class diagram."""
+    description_line: int | None = None
+    at: int = 0
+    """The index of the top-level line being read."""
+    """The first line (index + 1) only a use-case or component diagram takes."""
 
     def read(self) -> Diagram:
         i = 1  # line 0 is the rest of the @startuml line: a diagram name, ignored
         while i < len(self.lines):
             i = self._top_level(i)
-        return self.out.diagram()
+        self.out.repairs[:0] = self.slash_lines
+        if self.description_line is not None and not self.mixing:
+            return self._description_diagram(self.description_line)
+        if self.foreign:
+            self.out.relationships = [
+                r for r in self.out.relationships if not set(_ends(r)) & self.foreign
+            ]
+            self.out.mentioned -= self.foreign
+        if self.hidden:  # PlantUML hides the links of a hidden class; the class stays
+            hidden = {self.names.resolve(name) for name in self.hidden}
+            self.out.relationships = [
+                r for r in self.out.relationships if not set(_ends(r)) & hidden
+            ]
+        self.out.package_names = set(self.names.packages)
+        return self.out.diagram(self.names.display)
+
+    def _description_diagram(self, line: int) -> Diagram:
+        """Elements of a use-case or component diagram without ``allow_mixing``: PlantUML reads
+        the whole text as that diagram, which has no classes, or rejects it if it declares any."""
+        kinds = {c.kind for parts in self.out.classes.values() for c in parts}
+        if self.out.enums or self.out.member_owners or kinds - {"interface"}:
+            raise self._error(line - 1, "an element of a use-case or component diagram: PlantUML "
+                                     "takes it beside classes only after 'allow_mixing'")
+        return Diagram(repairs=tuple(self.out.repairs))
 
     def _parse(self, i: int, start: str) -> Tree:
         try:
@@ -217,33 +285,53 @@ class _Reader:
 
     def _top_level(self, i: int) -> int:
         line = self.lines[i].strip()
+        if _SLASH_LINE.match(self.body_lines[i]):
+            self.slash_lines.append(Repair(SLASH_COMMENT, self._line_number(i)))
         if not line:
             return i + 1
         if line.endswith("{") and line.lower().startswith("skinparam"):
-            return self._skip_block(i)
+            return self._skip_block(i, "skinparam")
         if block := _BLOCK_SETTING.match(line):
             return self._skip_to_end(i, block.group(1).lower())
+        if _STYLE.match(line):
+            return self._skip_style(i)
+        if _SPRITE.match(line):  # a picture for stereotypes, drawn from its lines up to '}'
+            return self._skip_block(i, "sprite") if line.endswith("{") else i + 1
+        if data := _DATA_BLOCK.match(line):
+            self.foreign.add(data.group(1).strip('"'))
+            return self._skip_data(i) if line.endswith("{") else i + 1
         node = self._parse(i, "top_line").children[0]
         if isinstance(node, Token):
-            if _NO_SEPARATOR.match(line):
-                self.separated = False
+            if (separator := separator_setting(line)) is not None:
+                self.names.separator = separator
+            if _ALLOW_MIXING.match(line):
+                self.mixing = True
+            if (hidden := _HIDE_ONE.match(line)) and hidden.group(1).lower() not in _HIDE_WORDS:
+                self.hidden.add(hidden.group(1).strip('"'))
             return i + 1
         handler = getattr(self, f"_{node.data}")
+        self.at = i
         return handler(i, node)
 
     def _class_decl(self, i: int, node: Tree) -> int:
         keyword, name, *rest = node.children
-        self._check_hierarchy(i, _qualified(name))
         name = self._class_name(name)
+        self._check_hierarchy(i, name)
         kind = {"plain_class": "class", "abstract_class": "abstract class"}.get(
             keyword.data
         ) or str(keyword.children[0]).lower()
         abstract = kind in ("abstract class", "interface")
+        if kind == "object":
+            self.objects.add(name)
         body = next((c for c in rest if isinstance(c, Tree) and c.data.endswith("body")), None)
         for parents in (c for c in rest if isinstance(c, Tree) and c.data == "parents"):
+            typed = any(isinstance(c, Token) and c.type == "GENERICS" for c in parents.children)
+            if typed and body is None and self._next_line(i) != "{":
+                raise self._error(i, "type arguments after extends or implements: PlantUML "
+                                     "takes them only when a body '{' follows")
             implements = self.lines[i][parents.meta.start_pos:].lower().startswith("implements")
             implements = implements or kind == "interface"  # an interface extends interfaces
-            for parent in (self._end(c) for c in parents.children if isinstance(c, Tree)):
+            for parent in (self._parent(c) for c in parents.children if isinstance(c, Tree)):
                 if implements:
                     self.out.interfaces.add(parent)
                 self.out.relate(
@@ -263,14 +351,14 @@ class _Reader:
         return self._class_body(i, name, abstract, kind)
 
     def _class_body(self, i: int, name: str, abstract: bool, kind: str) -> int:
-        """The members up to ``}``; an object's lines are all fields, as PlantUML has them."""
-        methods = _METHOD if kind != "object" else _NOTHING
+        """The members up to ``}``, each line as PlantUML keeps it: ``//`` is member text there,
+        an enum on one line is a member line, and an object's lines are all fields."""
         attributes: list[Attribute] = []
         nested: list[Enum] = []
         j = i + 1
         while j < len(self.lines):
-            line = self.lines[j].strip()
-            if line == "}":
+            text = self.body_lines[j].strip()
+            if self.lines[j].strip() == "}":
                 self.out.add_class(
                     Class(
                         name,
@@ -282,17 +370,29 @@ class _Reader:
                     )
                 )
                 return j + 1
-            if line and not _SEPARATOR.match(line) and not methods.match(line):
-                try:
-                    node = _LINE_PARSERS["member_line"](self.lines[j]).children[0]
-                except UnexpectedInput:
-                    attributes.append(self._free_attribute(j, line))
-                    j += 1
-                    continue
-                if node.data == "enum_decl":
-                    enum, j = self._enum(j, node)
-                    nested.append(enum)
-                    continue
+            if not text or _SEPARATOR.match(text):
+                j += 1
+                continue
+            if kind == "object" or _FIELD.search(text):
+                attributes.append(self._free_attribute(j, text))
+                j += 1
+                continue
+            if _METHOD.match(text):
+                j += 1
+                continue
+            try:
+                node = _LINE_PARSERS["member_line"](self.lines[j]).children[0]
+            except UnexpectedInput:
+                attributes.append(self._free_attribute(j, text))
+                j += 1
+                continue
+            if node.data == "enum_decl" and _opens_body(node):
+                enum, j = self._enum(j, node)
+                nested.append(enum)
+                continue
+            if node.data == "enum_decl":
+                attributes.append(self._free_attribute(j, text))
+            else:
                 attributes.extend(self._members(j, node))
             j += 1
         raise self._error(i, f"class {name!r} is opened but never closed (no line with '}}')")
@@ -309,36 +409,46 @@ class _Reader:
         line = self.lines[i]
         parts = {c.data if isinstance(c, Tree) else c.type: c for c in node.children}
         default = parts.get("default")
-        value = default.children[0].strip() if default is not None else None
+        value = str(default.children[0]).strip() if default is not None else None
         names = [c for c in node.children if isinstance(c, Token) and c.type == "IDENT"]
         type_ = _span(parts["type"], line) if "type" in parts else None
         return Attribute(
             str(names[-1]), type_, value, node.data == "constant", line=self._line_number(i)
         )
 
-    def _short(self, name: str) -> str:
-        """A class's name without its package (``com.example.Foo`` is ``Foo``), as PlantUML
-        shows it, unless ``set separator none`` made the dots part of names."""
-        return _NAME_PARTS.split(name)[-1] if self.separated else name
-
     def _class_name(self, node: Tree) -> str:
-        """The name a declaration gives (an alias over a quoted display name)."""
-        return self._short(_qualified(node))
+        """The full name a declaration gives (an alias over a quoted display name)."""
+        return self.names.declare(_qualified(node))
 
     def _end(self, node: Tree) -> str:
-        token = node.children[0]
-        if token.type == "QUOTED":
-            return self._short(str(token)[1:-1])
-        return self._short(_PORT.sub("", str(token)))  # A::member, unquoted, is a member of A
+        token = _token(node)
+        if token.type == "ELEMENT_END":  # [component], :actor:, (use case)
+            name = str(token)[1:-1].strip().strip('"')
+            self.foreign.add(name)
+            self._describes(self.at + 1)
+            return name
+        name = str(token)[1:-1] if token.type == "QUOTED" else str(token)
+        if token.type != "QUOTED" and self.names.separator != "::":
+            name = _PORT.sub("", name)  # A::member, unquoted, is a member of A
+        if name in self.foreign or name in self.note_aliases:
+            return name
+        return self.names.resolve(name)
+
+    def _parent(self, node: Tree) -> str:
+        """A name after ``extends`` or ``implements``: PlantUML looks for it in the current
+        package only, and makes it there if it is not found (a declaration, not a link)."""
+        token = _token(node)
+        name = str(token)[1:-1] if token.type == "QUOTED" else str(token)
+        return self.names.declare(name)
 
     def _check_hierarchy(self, i: int, qualified: str) -> None:
         """PlantUML refuses a class inside a class (``A.B`` after ``class A``), in either order."""
-        if not self.separated:
+        separator = self.names.separator
+        if not separator:
             return
         self.qualified.add(qualified)
-        self.out.package_names.update(qualified.split(".")[:-1])
-        outer = qualified.rpartition(".")[0]
-        inner = [q for q in self.qualified if q.startswith(qualified + ".")]
+        outer = qualified.rpartition(separator)[0]
+        inner = [q for q in self.qualified if q.startswith(qualified + separator)]
         if outer in self.qualified or inner:
             parent, child = (outer, qualified) if outer in self.qualified else (qualified, inner[0])
             raise self._error(i, f"class {child!r} is inside class {parent!r}: PlantUML has no "
@@ -346,8 +456,9 @@ class _Reader:
 
     def _free_attribute(self, i: int, text: str) -> Attribute:
         """A member line the precise rules cannot split: one attribute, as PlantUML keeps it."""
-        self._parse(i, "free_member")
-        name, type_, value = _free_member(text)
+        if self.lines[i].strip():  # not a line of // text only
+            self._parse(i, "free_member")
+        name, type_, value = _free_member(_TRAILING_SLASHES.sub("", text) or text)
         return Attribute(name, type_, value, line=self._line_number(i))
 
     def _enum_decl(self, i: int, node: Tree) -> int:
@@ -361,26 +472,28 @@ class _Reader:
         last = node.children[-1]
         body = last if isinstance(last, Tree) and last.data.endswith("enum_body") else None
         if body is None or body.data == "inline_enum_body":
-            values = _literals(body.children[0]) if body is not None and body.children else ()
+            inline = _literals(body.children[0]) if body is not None and body.children else ()
             number = self._line_number(i)
+            if inline:  # PlantUML rejects literals on the line that opens the body
+                self.out.repairs.append(Repair(INLINE_BODY, number))
             enum = Enum(
-                name, values, body is not None, line=number, value_lines=(number,) * len(values)
+                name, inline, body is not None, line=number, value_lines=(number,) * len(inline)
             )
             return enum, i + 1
         values: list[str] = []
         lines: list[int] = []
         for j in range(i + 1, len(self.lines)):
-            line = self.lines[j].strip()
+            line, text = self.lines[j].strip(), self.body_lines[j].strip()
             if line == "}":
                 enum = Enum(
                     name, tuple(values), line=self._line_number(i), value_lines=tuple(lines)
                 )
                 return enum, j + 1
-            if line and not _SEPARATOR.match(line) and not _METHOD.match(line):
+            if text and not _SEPARATOR.match(text) and not _METHOD.match(text):
                 try:
                     literals = _literals(_LINE_PARSERS["enum_line"](self.lines[j]).children[0])
                 except UnexpectedInput:
-                    literals = (self._free_attribute(j, line).name,)
+                    literals = (self._free_attribute(j, text).name,)
                 values.extend(literals)
                 lines.extend([self._line_number(j)] * len(literals))
         raise self._error(i, f"enum {name!r} is opened but never closed (no line with '}}')")
@@ -394,15 +507,25 @@ class _Reader:
             else:
                 tokens.setdefault(child.type, []).append(child)
         source, target = ends
-        hidden = "hidden" in tokens["ARROW"][0]
-        if hidden or {source, target} & self.note_aliases:
+        arrow_text = str(tokens["ARROW"][0])
+        if arrow_text.startswith("()"):
+            self.foreign.add(source)
+        if arrow_text.endswith("()"):
+            self.foreign.add(target)
+        if {source, target} & self.note_aliases:
+            return i + 1
+        if {source, target} & self.foreign:
+            self.out.mentioned.update({source, target} - self.foreign)
+            return i + 1
+        if "hidden" in tokens["ARROW"][0]:  # a layout hint, no link; its ends are classes
+            self.out.mentioned.update((source, target))
             return i + 1
         arrow = tokens["ARROW"][0]
         source_card = target_card = None
         for card in tokens.get("CARDINALITY", []):
             if card == '""':
                 self.out.repairs.append(Repair(EMPTY_MULTIPLICITY, self._line_number(i)))
-            elif card.start_pos < arrow.start_pos:
+            elif (card.start_pos or 0) < (arrow.start_pos or 0):
                 source_card = str(card[1:-1])
             else:
                 target_card = str(card[1:-1])
@@ -463,16 +586,23 @@ class _Reader:
         name, text = self._end(node.children[0]), str(node.children[1])[1:].strip()
         if name in self.note_aliases:
             return i + 1
-        attributes = ()
-        if not _METHOD.match(text) and not _SEPARATOR.match(text):
+        attributes: tuple[Attribute, ...] = ()
+        if not _SEPARATOR.match(text) and (name in self.objects or not _METHOD.match(text)):
             attributes = (self._free_attribute(i, text),)
         self.out.add_class(Class(name, attributes=attributes, line=self._line_number(i)))
         self.out.mentioned.add(name)
         self.out.member_owners.add(name)
         return i + 1
 
+    def _knows(self, name: str) -> bool:
+        """Whether a class, package or element of that name was met so far."""
+        return self.names.knows(name) or name.strip('"') in self.foreign | self.note_aliases
+
     def _note_decl(self, i: int, node: Tree) -> int:
         header = str(node.children[1]).strip() if len(node.children) > 1 else ""
+        if (of := _NOTE_OF.match(header)) and not self._knows(_PORT.sub("", of.group(1))):
+            raise self._error(i, f"note of {of.group(1)!r} before it is declared: PlantUML "
+                                 "rejects a note of a class it does not know yet")
         if header.startswith('"'):
             content, _, position = header[1:].partition('"')
             if alias := _NOTE_ALIAS.search(position):
@@ -493,18 +623,64 @@ class _Reader:
         raise self._error(i, "note is opened but never closed (no 'end note' line)")
 
     def _package_open(self, i: int, node: Tree) -> int:
-        names = [str(c).strip() for c in node.children if c.type == "PACKAGE_NAME"]
-        if names and (name := _PACKAGE_NAME.match(names[0])):
-            self.out.package_names.add(self._short((name.group(1) or name.group(2)).strip()))
-            if alias := _NOTE_ALIAS.search(names[0].strip()):
-                self.out.package_names.add(alias.group(1))
+        """A package, namespace or other group opens: a namespace, unless ``together``."""
+        keyword = str(node.children[0]).lower()
+        names = [
+            str(c).strip()
+            for c in node.children
+            if isinstance(c, Token) and c.type == "PACKAGE_NAME"
+        ]
+        opened = None
+        if keyword != "together" and names and (name := _PACKAGE_NAME.match(names[0])):
+            opened = (name.group(1) or name.group(2)).strip()
+            if alias := _PACKAGE_ALIAS.search(names[0][name.end():]):
+                opened = alias.group(1)
+        self.names.open(opened)
         return i + 1
+
+    def _element_decl(self, i: int, node: Tree) -> int:
+        """``actor A``, ``component "C" as C``, ``() I``, ``<> D``: no class."""
+        keyword = str(node.children[0]).strip()
+        rest = str(node.children[1]).strip() if len(node.children) > 1 else ""
+        self.foreign.add(_element_name(rest))
+        if keyword.lower() not in ("()", "<>", "diamond"):  # class diagrams' own shapes
+            self._describes(i + 1)
+        return i + 1
+
+    def _element_line(self, i: int, node: Tree) -> int:
+        """``[C]`` or ``[C] as API`` on a line of its own: a component."""
+        rest = str(node.children[1]).strip() if len(node.children) > 1 else ""
+        alias = re.match(r"as\s+(\S+)", rest)
+        name = alias.group(1) if alias else str(node.children[0])[1:-1].strip().strip('"')
+        self.foreign.add(name.strip('"'))
+        self._describes(i + 1)
+        return i + 1
+
+    def _lone_package(self, i: int, node: Tree) -> int:
+        """``node N``, ``database D`` with no body: a deployment element, no class."""
+        self.foreign.add(_element_name(str(node.children[1]).strip()))
+        return i + 1
+
+    def _describes(self, index: int) -> None:
+        """Note the first line only a use-case or component diagram takes."""
+        if self.description_line is None:
+            self.description_line = index
+
+    def _skip_data(self, i: int) -> int:
+        """A ``json`` or ``map`` block: its braces balanced, whatever they hold."""
+        depth = 0
+        for j in range(i, len(self.lines)):
+            depth += self.lines[j].count("{") - self.lines[j].count("}")
+            if depth <= 0:
+                return j + 1
+        raise self._error(i, "json block is opened but never closed (no line with '}')")
 
     def _empty_package(self, i: int, node: Tree) -> int:
         return i + 1
 
     def _block_close(self, i: int, node: Tree) -> int:
         """A package's end; PlantUML also passes over a '}' that closes nothing."""
+        self.names.close()
         return i + 1
 
     def _skip_to_end(self, i: int, keyword: str) -> int:
@@ -515,11 +691,18 @@ class _Reader:
                 return j + 1
         raise self._error(i, f"{keyword} is opened but never closed (no 'end{keyword}' line)")
 
-    def _skip_block(self, i: int) -> int:
+    def _skip_style(self, i: int) -> int:
+        """A ``<style>`` block: its CSS up to ``</style>``."""
+        for j in range(i, len(self.lines)):
+            if "</style>" in self.lines[j].lower():
+                return j + 1
+        raise self._error(i, "<style> is opened but never closed (no '</style>' line)")
+
+    def _skip_block(self, i: int, keyword: str) -> int:
         for j in range(i + 1, len(self.lines)):
             if self.lines[j].strip() == "}":
                 return j + 1
-        raise self._error(i, "skinparam block is opened but never closed")
+        raise self._error(i, f"{keyword} block is opened but never closed")
 
     def _line_number(self, i: int) -> int:
         return self.first_line + i
@@ -574,12 +757,39 @@ def _merged_enum(parts: list[Enum]) -> Enum:
     )
 
 
+def _element_name(text: str) -> str:
+    """The name an element is linked by: its alias, else its (unquoted) name."""
+    found = _ELEMENT_ALIAS.match(text)
+    if found is None:
+        return text
+    alias = found.group(3)
+    if alias:
+        return alias.strip('"')
+    return found.group(1) or found.group(2)
+
+
+def _opens_body(enum_decl: Tree) -> bool:
+    """Whether an enum's line ends in ``{``, its literals on the lines below."""
+    last = enum_decl.children[-1]
+    return isinstance(last, Tree) and last.data == "open_enum_body"
+
+
 def _literals(items: Tree) -> tuple[str, ...]:
     return tuple(str(item.children[0]) for item in items.children)
 
 
-def _label(tokens: list[str] | None) -> str | None:
+def _label(tokens: Sequence[str] | None) -> str | None:
     return str(tokens[0])[1:].strip() if tokens else None
+
+
+def _renamed(relationship: Relationship, name: dict[str, str]) -> Relationship:
+    members = relationship.association_members
+    if members is not None:
+        a, b = name.get(members[0], members[0]), name.get(members[1], members[1])
+        return replace(relationship, source=f"({a}, {b})", target=name[relationship.target],
+                       association_members=(a, b))
+    return replace(relationship, source=name[relationship.source],
+                   target=name[relationship.target])
 
 
 def _ends(relationship: Relationship) -> tuple[str, ...]:
@@ -589,8 +799,15 @@ def _ends(relationship: Relationship) -> tuple[str, ...]:
     return relationship.source, relationship.target
 
 
+def _token(node: Tree) -> Token:
+    """The token an ``end`` rule holds."""
+    token = node.children[0]
+    assert isinstance(token, Token), node
+    return token
+
+
 def _qualified(node: Tree) -> str:
-    tokens = {child.type: str(child) for child in node.children}
+    tokens = {child.type: str(child) for child in node.children if isinstance(child, Token)}
     return tokens["NAME"] if "NAME" in tokens else tokens["QUOTED"][1:-1]
 
 
