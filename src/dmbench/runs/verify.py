@@ -161,31 +161,9 @@ class VerifyReport:
                 }
                 for run_id, record_id in self.explained_records
             ],
-            "per_run": [
-                {
-                    "run_id": run.run_id,
-                    "upstream_file": run.upstream_file,
-                    "records": run.records,
-                    "values_checked": run.values_checked,
-                    "values_equal": run.values_equal,
-                    "max_abs_diff": run.max_abs_diff,
-                    "summary_checked": run.summary_checked,
-                    "summary_equal": run.summary_equal,
-                    "verdict": run.verdict,
-                    "mismatches": [asdict(m) for m in run.mismatches],
-                }
-                for run in self.runs
-            ],
+            "per_run": [_run_json(run) for run in self.runs],
             "generated": [
-                {
-                    "run_id": run.run_id,
-                    "records": run.records,
-                    "values_checked": run.values_checked,
-                    "values_equal": run.values_equal,
-                    "max_abs_diff": run.max_abs_diff,
-                    "verdict": run.verdict,
-                    "mismatches": [asdict(m) for m in run.mismatches],
-                }
+                {key: value for key, value in _run_json(run).items() if key not in PUBLISHED_ONLY}
                 for run in self.generated
             ],
             "unscored": list(self.unscored),
@@ -426,3 +404,24 @@ def verify(
 def _stored_scores(run: Run) -> list[ScoreRow]:
     """A run's stored recomputed metrik-4 rows (a run without published values has only these)."""
     return [r for r in run.scores() if r.metric == METRIC and r.origin == "recomputed"]
+
+
+PUBLISHED_ONLY = ("upstream_file", "summary_checked", "summary_equal")
+"""What a run check says only of a published run: a generated run has no upstream file and no
+published summary."""
+
+
+def _run_json(run: RunCheck) -> dict[str, Any]:
+    """One run's check as ``verify --format json`` prints it."""
+    return {
+        "run_id": run.run_id,
+        "upstream_file": run.upstream_file,
+        "records": run.records,
+        "values_checked": run.values_checked,
+        "values_equal": run.values_equal,
+        "max_abs_diff": run.max_abs_diff,
+        "summary_checked": run.summary_checked,
+        "summary_equal": run.summary_equal,
+        "verdict": run.verdict,
+        "mismatches": [asdict(m) for m in run.mismatches],
+    }
