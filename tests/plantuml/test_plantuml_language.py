@@ -65,6 +65,10 @@ DIAGRAMS = {
         "!define ENTITY #87CEEB\n!define table(x) class x << (T,#FFAAAA) >>\n"
         "class A ENTITY\ntable(B) {\n  id : int\n}\nA -- B"
     ),
+    "variables": (
+        '!$name = "Shop"\n!$name ?= "Other"\n!$size=3\nclass $name\nclass "$name Item" as Item\n'
+        "$name -- Item : $size\nclass A $tag"
+    ),
     "circle_and_enum_members": "circle C\nenum E\nE : A\nE : B\nC -- E",
     "qualified_association_and_diamond": (
         'class Shop\nShop [customerId: long] ---> "1" Customer\ndiamond D\nShop -- D'
@@ -249,6 +253,17 @@ class TestDecorations:
         diagram = read("defines")
         assert [(c.name, c.line) for c in diagram.classes] == [("A", 4), ("B", 5)]
         assert [a.name for a in diagram.classes[1].attributes] == ["id"]
+
+    def test_variables_set_to_a_literal_are_expanded(self) -> None:
+        """``!$name = "text"`` replaces ``$name`` below, in quotes too; ``?=`` sets it only once;
+        a ``$tag`` no variable names stays a tag."""
+        diagram = read("variables")
+        assert diagram.all_class_names == ("A", "Item", "Shop")
+        assert [(r.source, r.target, r.label) for r in diagram.relationships] == [
+            ("Shop", "Item", "3")
+        ]
+        with pytest.raises(ParseError, match="line 2: a preprocessor directive"):
+            parse('@startuml\n!$x = "a" + "b"\nclass A\n@enduml\n', "standard")
 
     def test_other_preprocessor_directives_are_refused(self) -> None:
         """What ``!include`` or ``!if`` makes is not in the text: one line, no guess."""
