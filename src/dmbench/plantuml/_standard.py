@@ -588,6 +588,14 @@ class _Reader:
         return i + 1
 
     def _member_of(self, i: int, node: Tree) -> int:
+        """``A : x`` adds a member to A; PlantUML wants a space on each side of the colon."""
+        colon = node.children[1]
+        assert isinstance(colon, Token) and colon.start_pos is not None
+        line = self.lines[i]
+        if not (line[colon.start_pos - 1 : colon.start_pos].isspace()
+                and line[colon.start_pos + 1 : colon.start_pos + 2].isspace()):
+            raise self._error(i, "a member line needs a space on each side of ':' ('A : x'); "
+                                 "PlantUML rejects 'A: x' and 'A :x'")
         name, text = self._end(node.children[0]), str(node.children[1])[1:].strip()
         if name in self.note_aliases:
             return i + 1
