@@ -348,6 +348,18 @@ class TestCommonCommands:
             parse(text, "standard")
 
 
+class TestMemberLines:
+    @pytest.mark.parametrize("line", ["A: x", "A :x", "A:x"])
+    def test_a_member_line_needs_spaces_round_its_colon(self, line: str) -> None:
+        """PlantUML takes ``A : x`` and rejects the colon without a space on either side."""
+        text = f"@startuml\nclass A\n{line}\n@enduml\n"
+        assert plantuml_models([text])[sha256_text(text)]["verdict"] == "rejected"
+        with pytest.raises(ParseError, match="line 3: a member line needs a space"):
+            parse(text, "standard")
+        spaced = parse("@startuml\nclass A\nA  :  x\n@enduml\n", "standard")
+        assert [a.name for a in spaced.classes[0].attributes] == ["x"]
+
+
 class TestDeclarations:
     def test_static_class(self) -> None:
         """``static class`` declares a class (PlantUML takes no other modifier there)."""
