@@ -336,6 +336,16 @@ class TestCommonCommands:
         assert [a.name for a in title.attributes] == ["x"]
         assert read("link_before_a_title").all_class_names == ("A", "Overview", "title")
 
+    def test_a_link_from_remove_is_refused(self) -> None:
+        """PlantUML takes ``Remove -- X`` for its remove command (no class Remove, no link);
+        the reading cannot say what that removes, so it refuses the line."""
+        text = "@startuml\nclass X\nRemove -- X\n@enduml\n"
+        model = plantuml_comparable(plantuml_models([text])[sha256_text(text)])
+        assert model["classes"] == {"X": "class"} and not model["relationships"]
+        with pytest.raises(ParseError, match="line 3: a link from a class named 'remove'"):
+            parse(text, "standard")
+        assert read("keyword_as_a_class").all_class_names == ("A", "B", "title")
+
     @pytest.mark.parametrize("line", [
         "mainframe", "skin", "scale", "scale abc", "page abc", "skinparam x", "hide", "set",
         "left to right direction x", "allowmixing x",

@@ -54,6 +54,7 @@ _HIDE_WORDS = {"empty", "members", "member", "fields", "field", "attributes", "a
                "methods", "method", "circle", "circles", "stereotype", "stereotypes",
                "class", "interface", "enum", "abstract", "annotation", "entity", "footbox",
                "unlinked", "private", "protected", "public", "package", "packages", "title"}
+_REMOVE_LINK = re.compile(r"^(remove|restore)\b", re.I)
 _ALLOW_MIXING = re.compile(r"^allow_?mixing\b", re.I)
 _DATA_BLOCK = re.compile(r'^(?:json|map)\s+("[^"]+"|[^\s{]+)(?:\s+(?:<<.*>>|#\S+))*\s*\{?$', re.I)
 _ELEMENT_ALIAS = re.compile(r'^(?:"([^"]+)"|(\S+))(?:\s+as\s+("[^"]+"|[^\s#<]+))?')
@@ -311,6 +312,9 @@ class _Reader:
             if (hidden := _HIDE_ONE.match(line)) and hidden.group(1).lower() not in _HIDE_WORDS:
                 self.hidden.add(hidden.group(1).strip('"'))
             return i + 1
+        if node.data in ("relationship", "quoted_target") and _REMOVE_LINK.match(line):
+            raise self._error(i, "a link from a class named 'remove' or 'restore': PlantUML "
+                                 "reads the line as its remove command, not as a link")
         handler = getattr(self, f"_{node.data}")
         self.at = i
         return handler(i, node)
