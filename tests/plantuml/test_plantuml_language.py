@@ -98,6 +98,7 @@ DIAGRAMS = {
         "  |= a |\nendlegend\nclass A"
     ),
     "keyword_as_a_class": "title -- B\ntitle : x\nclass A",
+    "keywords_before_new_heads": "class X\nTitle <<-- X\nHeader )-- X\nLegend 0-- X\nNote *-- X",
     "link_before_a_title": "class A\ntitle - Overview",
     "double_and_redefining_heads": (
         "class A\nA -up-||> B\nA <||-- C\nA -->> D\nA <<-- E"
