@@ -4,7 +4,9 @@ Run: ``.venv/bin/python benchmarks/bench_oracle.py DIR`` (every ``*.puml`` under
 depth). PlantUML's own model of each file comes from the pinned jar in one JVM, through the test
 suite's oracle (``tests/support/oracle_support.py``, imported from there, cached by sha256 under
 ``$DMBENCH_RENDER_CACHE``); the standard reading is timed per diagram. Prints the counts, the
-percentages of what PlantUML accepts, and one ``FILE: reason`` line per refusal or disagreement.
+percentages of what PlantUML accepts, how many of what it rejects the reading refuses or reads
+through a named repair, and one ``FILE: reason`` line per refusal, disagreement, or rejected
+diagram read without a word.
 """
 
 from __future__ import annotations
@@ -48,6 +50,14 @@ def _reason(oracle, model: dict, text: str, seconds: list[float]) -> str | None:
     return "; ".join(found) or None
 
 
+def _flags_rejection(text: str) -> bool:
+    """Whether the reading refuses a text PlantUML rejects, or says which repair it read it by."""
+    try:
+        return bool(parse_standard(text).repairs)
+    except ParseError:
+        return True
+
+
 def main() -> int:
     if len(sys.argv) != 2:
         print("usage: bench_oracle.py DIR", file=sys.stderr)
@@ -64,7 +74,7 @@ def main() -> int:
     oracle_seconds = time.perf_counter() - start
     parse_standard("@startuml\nclass A\n@enduml")  # build the parser outside the timings
 
-    accepted = rejected = read = agree = 0
+    accepted = rejected = flagged = read = agree = 0
     others: Counter[str] = Counter()
     seconds: list[float] = []
     lines = []
@@ -73,6 +83,11 @@ def main() -> int:
         empty = model["verdict"] == "rejected" and model.get("error", "").startswith(oracle.EMPTY)
         if model["verdict"] == "rejected" and not empty:
             rejected += 1
+            if _flags_rejection(text):
+                flagged += 1
+            else:
+                lines.append(f"{path.relative_to(folder)}: read what PlantUML rejects "
+                             f"({model.get('error', '')[:60]})")
             continue
         if model["verdict"] not in ("accepted", "rejected"):  # another kind of diagram, a crash
             others[model.get("type") or model["verdict"]] += 1
@@ -89,6 +104,7 @@ def main() -> int:
     ms = sorted(1000 * s for s in seconds)
     print(f"files {len(files)}; PlantUML accepts {accepted}, rejects {rejected} "
           f"(oracle {oracle_seconds:.1f} s)")
+    print(f"of what PlantUML rejects, refused or repaired {flagged}/{rejected}")
     if others:
         print(f"not class diagrams to PlantUML (left out): {dict(others)}")
     print(f"read {read}/{accepted} ({100 * read / max(accepted, 1):.1f} %), "

@@ -65,6 +65,10 @@ DIAGRAMS = {
         "!define ENTITY #87CEEB\n!define table(x) class x << (T,#FFAAAA) >>\n"
         "class A ENTITY\ntable(B) {\n  id : int\n}\nA -- B"
     ),
+    "variables": (
+        '!$name = "Shop"\n!$name ?= "Other"\n!$size=3\nclass $name\nclass "$name Item" as Item\n'
+        "$name -- Item : $size\nclass A $tag"
+    ),
     "circle_and_enum_members": "circle C\nenum E\nE : A\nE : B\nC -- E",
     "qualified_association_and_diamond": (
         'class Shop\nShop [customerId: long] ---> "1" Customer\ndiamond D\nShop -- D'
@@ -72,6 +76,44 @@ DIAGRAMS = {
     "hidden_class": "class A\nclass B\nhide A\nhide empty members\nA -- B\nB -- C",
     "sprite_block": "sprite $foo [4x4/16] {\n  FFFF\n  FFFF\n}\nclass A <<$foo>>",
     "from_the_top": "namespace d {\n  Context <|-- .Caster\n}\nclass Caster",
+    "static_class": "static class A {\n  int x\n}\nStatic Class B extends A",
+    "brace_on_the_next_line": (
+        "class A <<S>>\n{\n  int x\n}\nENUM E\n{\n  X\n}\npackage p\n{\n  class C\n}\nA -- C"
+    ),
+    "skin_and_skinparam_blocks": (
+        "skin rose\nskinparam {\n  class {\n    FontColor black\n  }\n  note {\n    FontSize 14\n"
+        "  }\n}\nclass A"
+    ),
+    "aligned_headers_and_footers": (
+        "right footer page\nleft header x\ncenter header\n  two\nendheader\nright footer\n"
+        "  text\nend footer\nclass A"
+    ),
+    "common_commands_one_line": (
+        "title **A** //title// -- here\nheader: x\nfooter: y\ncaption **c**\nlegend: l\n"
+        "mainframe **m**\nscale max 800 width\npage 2x2\n!theme plain\n"
+        "left to right direction\nclass A"
+    ),
+    "common_commands_blocks": (
+        "title\n  class X\nend title\ncaption\n  c\nendcaption\nlegend bottom right\n"
+        "  |= a |\nendlegend\nclass A"
+    ),
+    "keyword_as_a_class": "title -- B\ntitle : x\nclass A",
+    "keywords_before_new_heads": "class X\nTitle <<-- X\nHeader )-- X\nLegend 0-- X\nNote *-- X",
+    "link_before_a_title": "class A\ntitle - Overview",
+    "double_and_redefining_heads": (
+        "class A\nA -up-||> B\nA <||-- C\nA -->> D\nA <<-- E"
+    ),
+    "ball_and_socket": (
+        "class A\nA --0 B\nA --( C\nA 0)-- D\nA )-- E\nA --0)-- F\nA -(0)- G"
+    ),
+    "creole_display_names": (
+        'class plan as ""Plan"" << (E,#EEEEEE) >> #FFDDDD {\n  int x\n}\n'
+        'class ""Shown"" as S\nplan -- S'
+    ),
+    "last_declaration_sets_the_kind": (
+        "class A {\n}\ninterface A\ninterface B\nclass B {\n}\nclass C\nabstract class C\n"
+        "abstract D\nclass D"
+    ),
 }
 
 
@@ -213,6 +255,17 @@ class TestDecorations:
         assert [(c.name, c.line) for c in diagram.classes] == [("A", 4), ("B", 5)]
         assert [a.name for a in diagram.classes[1].attributes] == ["id"]
 
+    def test_variables_set_to_a_literal_are_expanded(self) -> None:
+        """``!$name = "text"`` replaces ``$name`` below, in quotes too; ``?=`` sets it only once;
+        a ``$tag`` no variable names stays a tag."""
+        diagram = read("variables")
+        assert diagram.all_class_names == ("A", "Item", "Shop")
+        assert [(r.source, r.target, r.label) for r in diagram.relationships] == [
+            ("Shop", "Item", "3")
+        ]
+        with pytest.raises(ParseError, match="line 2: a preprocessor directive"):
+            parse('@startuml\n!$x = "a" + "b"\nclass A\n@enduml\n', "standard")
+
     def test_other_preprocessor_directives_are_refused(self) -> None:
         """What ``!include`` or ``!if`` makes is not in the text: one line, no guess."""
         with pytest.raises(ParseError, match="line 2: a preprocessor directive"):
@@ -265,3 +318,107 @@ def test_the_links_of_a_hidden_class_are_not_drawn() -> None:
     diagram = read("hidden_class")
     assert diagram.all_class_names == ("A", "B", "C")
     assert [(r.source, r.target) for r in diagram.relationships] == [("B", "C")]
+
+
+class TestCommonCommands:
+    def test_titles_headers_and_legends_hold_no_class(self) -> None:
+        """PlantUML's common commands, on one line or as blocks, with alignment before
+        ``header``/``footer`` or after ``legend``, creole and ``:`` after the keyword."""
+        for key in ("skin_and_skinparam_blocks", "aligned_headers_and_footers",
+                    "common_commands_one_line", "common_commands_blocks"):
+            assert read(key).all_class_names == ("A",), key
+
+    def test_a_keyword_is_a_class_where_a_link_or_member_follows(self) -> None:
+        """``title -- B`` and ``title : x`` (a space before the colon) name a class ``title``;
+        ``title - Overview`` is a link, as PlantUML tries links first."""
+        diagram = read("keyword_as_a_class")
+        assert diagram.all_class_names == ("A", "B", "title")
+        (title,) = (c for c in diagram.classes if c.name == "title")
+        assert [a.name for a in title.attributes] == ["x"]
+        assert read("link_before_a_title").all_class_names == ("A", "Overview", "title")
+
+    def test_a_link_from_remove_is_refused(self) -> None:
+        """PlantUML takes ``Remove -- X`` for its remove command (no class Remove, no link);
+        the reading cannot say what that removes, so it refuses the line."""
+        text = "@startuml\nclass X\nRemove -- X\n@enduml\n"
+        model = plantuml_comparable(plantuml_models([text])[sha256_text(text)])
+        assert model["classes"] == {"X": "class"} and not model["relationships"]
+        with pytest.raises(ParseError, match="line 3: a link from a class named 'remove'"):
+            parse(text, "standard")
+        assert read("keyword_as_a_class").all_class_names == ("A", "B", "title")
+
+    @pytest.mark.parametrize("line", [
+        "mainframe", "skin", "scale", "scale abc", "page abc", "skinparam x", "hide", "set",
+        "left to right direction x", "allowmixing x",
+    ])
+    def test_a_setting_without_its_arguments_is_refused(self, line: str) -> None:
+        """PlantUML rejects a setting with no argument or one it does not know."""
+        text = f"@startuml\n{line}\nclass A\n@enduml\n"
+        assert plantuml_models([text])[sha256_text(text)]["verdict"] == "rejected"
+        with pytest.raises(ParseError, match="line 2"):
+            parse(text, "standard")
+
+
+class TestMemberLines:
+    @pytest.mark.parametrize("line", ["A: x", "A :x", "A:x"])
+    def test_a_member_line_needs_spaces_round_its_colon(self, line: str) -> None:
+        """PlantUML takes ``A : x`` and rejects the colon without a space on either side."""
+        text = f"@startuml\nclass A\n{line}\n@enduml\n"
+        assert plantuml_models([text])[sha256_text(text)]["verdict"] == "rejected"
+        with pytest.raises(ParseError, match="line 3: a member line needs a space"):
+            parse(text, "standard")
+        spaced = parse("@startuml\nclass A\nA  :  x\n@enduml\n", "standard")
+        assert [a.name for a in spaced.classes[0].attributes] == ["x"]
+
+
+class TestDeclarations:
+    def test_static_class(self) -> None:
+        """``static class`` declares a class (PlantUML takes no other modifier there)."""
+        diagram = read("static_class")
+        assert [(c.name, c.kind) for c in diagram.classes] == [("A", "class"), ("B", "class")]
+        text = "@startuml\npublic class A\n@enduml\n"
+        assert plantuml_models([text])[sha256_text(text)]["verdict"] == "rejected"
+        with pytest.raises(ParseError, match="line 2"):
+            parse(text, "standard")
+
+    def test_a_body_may_open_on_the_next_line(self) -> None:
+        """A class's, an enum's and a package's ``{`` may stand alone on the next line."""
+        diagram = read("brace_on_the_next_line")
+        assert [a.name for a in diagram.classes[0].attributes] == ["x"]
+        assert [(e.name, e.values) for e in diagram.enums] == [("E", ("X",))]
+        assert [(r.source, r.target) for r in diagram.relationships] == [("A", "C")]
+
+    def test_a_namespace_brace_on_the_next_line_is_refused(self) -> None:
+        """PlantUML takes a package's brace on the next line, not a namespace's."""
+        text = "@startuml\nnamespace n\n{\nclass A\n}\n@enduml\n"
+        assert plantuml_models([text])[sha256_text(text)]["verdict"] == "rejected"
+        with pytest.raises(ParseError, match="line 3"):
+            parse(text, "standard")
+
+    def test_creole_display_names_take_an_alias(self) -> None:
+        """``""Plan""`` is a display name in creole's monospace, beside an alias."""
+        assert read("creole_display_names").all_class_names == ("S", "plan")
+
+    def test_the_last_declaration_sets_the_kind(self) -> None:
+        """``interface A`` after ``class A`` makes an interface, and the other way round."""
+        kinds = {c.name: c.kind for c in read("last_declaration_sets_the_kind").classes}
+        assert kinds == {"A": "interface", "B": "class", "C": "abstract class", "D": "class"}
+
+
+class TestHeads:
+    def test_double_and_redefining_heads(self) -> None:
+        """``||>`` and ``<||`` (redefinition) read as inheritance, ``>>`` ``<<`` as navigation."""
+        kinds = [r.kind for r in read("double_and_redefining_heads").relationships]
+        assert kinds == ["inheritance", "inheritance", "directed", "directed"]
+
+    def test_balls_and_sockets_are_plain_links(self) -> None:
+        """A ball ``0`` or socket ``(`` at an end or in the middle of the line: one link each."""
+        relationships = read("ball_and_socket").relationships
+        assert [r.target for r in relationships] == ["B", "C", "D", "E", "F", "G"]
+
+    def test_a_style_with_a_semicolon_is_refused(self) -> None:
+        """PlantUML rejects ``-[#blue;thickness=2]->`` in a class diagram."""
+        text = "@startuml\nclass A\nA -[#blue;thickness=2]-> B\n@enduml\n"
+        assert plantuml_models([text])[sha256_text(text)]["verdict"] == "rejected"
+        with pytest.raises(ParseError, match="line 3"):
+            parse(text, "standard")

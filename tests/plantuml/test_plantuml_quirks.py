@@ -197,7 +197,7 @@ class TestQuirks:
         line = 'TravelSearch "0..* <-- "0..*" RegularOffer'
         rel = parse(f"@startuml\n{line}\n@enduml", "compat").relationships[0]
         assert rel == Relationship("directed", "RegularOffer", "TravelSearch", "0..*", "0..* ")
-        with pytest.raises(ParseError, match="column 25"):
+        with pytest.raises(ParseError, match="line 2, column 29"):
             parse(f"@startuml\n{line}\n@enduml", "standard")
 
 

@@ -16,11 +16,13 @@ from lark import Lark
 
 
 def grammar_text() -> str:
+    """The grammar's source, read from the package so that installed copies carry it."""
     return resources.files("dmbench.plantuml").joinpath("grammar.lark").read_text("utf-8")
 
 
 @cache
 def parser() -> Lark:
+    """The one LALR parser of every start rule, built once: building it is the costly part."""
     return Lark(
         grammar_text(),
         parser="lalr",

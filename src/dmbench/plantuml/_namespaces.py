@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 
 @dataclass
 class Namespaces:
+    """Which class a name means where it is written: PlantUML's packages are namespaces."""
+
     separator: str = "."
     """What separates a package from a name (``set namespaceSeparator``); empty for none."""
     stack: list[list[str]] = field(default_factory=list)

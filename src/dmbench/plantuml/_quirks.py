@@ -78,6 +78,8 @@ STATUSES = ("both_ok", "compat_error", "standard_error", "both_error")
 
 @dataclass(frozen=True, slots=True)
 class RowCost:
+    """What one diagram's compat reading loses, changes or adds against the standard one."""
+
     id: str
     dataset: str
     candidate: str
@@ -168,6 +170,8 @@ def _relationships(
 
 @dataclass
 class GroupCost:
+    """The sums of many diagrams' costs, for one row of the quirk-cost table."""
+
     dataset: str
     candidate: str
     diagrams: int = 0
@@ -210,6 +214,7 @@ def quirk_cost(rows: Iterable[DiagramRow]) -> list[dict[str, object]]:
 
 
 def to_csv(records: list[dict[str, object]]) -> str:
+    """The quirk-cost records as CSV, the form the report's tables are kept in."""
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=list(records[0]), lineterminator="\n")
     writer.writeheader()

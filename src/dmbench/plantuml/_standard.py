@@ -37,7 +37,9 @@ _TRAILING_SLASHES = re.compile(r"(^|\s)//.*$")
 _END_NOTE = re.compile(r"^end\s?note$", re.I)
 _METHOD = re.compile(terminal("METHOD_LINE"))
 _SEPARATOR = re.compile(terminal("SEPARATOR_LINE"))
-_BLOCK_SETTING = re.compile(r"^(legend|header|footer|title)\b(?!.*:)(\s+(left|right|center|top|bottom))*\s*$", re.I)
+_BLOCK_SETTING = re.compile(
+    r"^(?:(?:left|right|center)\s+)?(legend|header|footer|title|caption)\b(?!.*:)"
+    r"(\s+(left|right|center|top|bottom))*\s*$", re.I)
 _PORT = re.compile(r"::.*$")
 _NOTHING = re.compile(r"(?!)")
 _PACKAGE_ALIAS = re.compile(r"^\s+as\s+([\w$.]+)")
@@ -52,6 +54,7 @@ _HIDE_WORDS = {"empty", "members", "member", "fields", "field", "attributes", "a
                "methods", "method", "circle", "circles", "stereotype", "stereotypes",
                "class", "interface", "enum", "abstract", "annotation", "entity", "footbox",
                "unlinked", "private", "protected", "public", "package", "packages", "title"}
+_REMOVE_LINK = re.compile(r"^(remove|restore)\b", re.I)
 _ALLOW_MIXING = re.compile(r"^allow_?mixing\b", re.I)
 _DATA_BLOCK = re.compile(r'^(?:json|map)\s+("[^"]+"|[^\s{]+)(?:\s+(?:<<.*>>|#\S+))*\s*\{?$', re.I)
 _ELEMENT_ALIAS = re.compile(r'^(?:"([^"]+)"|(\S+))(?:\s+as\s+("[^"]+"|[^\s#<]+))?')
@@ -309,6 +312,9 @@ class _Reader:
             if (hidden := _HIDE_ONE.match(line)) and hidden.group(1).lower() not in _HIDE_WORDS:
                 self.hidden.add(hidden.group(1).strip('"'))
             return i + 1
+        if node.data in ("relationship", "quoted_target") and _REMOVE_LINK.match(line):
+            raise self._error(i, "a link from a class named 'remove' or 'restore': PlantUML "
+                                 "reads the line as its remove command, not as a link")
         handler = getattr(self, f"_{node.data}")
         self.at = i
         return handler(i, node)
@@ -471,7 +477,10 @@ class _Reader:
         name = self._class_name(node.children[0])
         last = node.children[-1]
         body = last if isinstance(last, Tree) and last.data.endswith("enum_body") else None
-        if body is None or body.data == "inline_enum_body":
+        opened = i
+        if body is None and self._next_line(i) == "{":  # the body's brace on the next line
+            opened = self._next_index(i)
+        elif body is None or body.data == "inline_enum_body":
             inline = _literals(body.children[0]) if body is not None and body.children else ()
             number = self._line_number(i)
             if inline:  # PlantUML rejects literals on the line that opens the body
@@ -482,7 +491,7 @@ class _Reader:
             return enum, i + 1
         values: list[str] = []
         lines: list[int] = []
-        for j in range(i + 1, len(self.lines)):
+        for j in range(opened + 1, len(self.lines)):
             line, text = self.lines[j].strip(), self.body_lines[j].strip()
             if line == "}":
                 enum = Enum(
@@ -583,6 +592,14 @@ class _Reader:
         return i + 1
 
     def _member_of(self, i: int, node: Tree) -> int:
+        """``A : x`` adds a member to A; PlantUML wants a space on each side of the colon."""
+        colon = node.children[1]
+        assert isinstance(colon, Token) and colon.start_pos is not None
+        line = self.lines[i]
+        if not (line[colon.start_pos - 1 : colon.start_pos].isspace()
+                and line[colon.start_pos + 1 : colon.start_pos + 2].isspace()):
+            raise self._error(i, "a member line needs a space on each side of ':' ('A : x'); "
+                                 "PlantUML rejects 'A: x' and 'A :x'")
         name, text = self._end(node.children[0]), str(node.children[1])[1:].strip()
         if name in self.note_aliases:
             return i + 1
@@ -657,7 +674,11 @@ class _Reader:
         return i + 1
 
     def _lone_package(self, i: int, node: Tree) -> int:
-        """``node N``, ``database D`` with no body: a deployment element, no class."""
+        """``node N``, ``database D`` with no body: a deployment element, no class. A
+        ``package``'s body may open on the next line (not a namespace's, nor a node's)."""
+        if str(node.children[0]).lower() == "package" and self._next_line(i) == "{":
+            self._package_open(i, node)
+            return self._next_index(i) + 1
         self.foreign.add(_element_name(str(node.children[1]).strip()))
         return i + 1
 
@@ -699,8 +720,13 @@ class _Reader:
         raise self._error(i, "<style> is opened but never closed (no '</style>' line)")
 
     def _skip_block(self, i: int, keyword: str) -> int:
-        for j in range(i + 1, len(self.lines)):
-            if self.lines[j].strip() == "}":
+        """A ``skinparam`` or ``sprite`` block up to the ``}`` that closes it: a skinparam block
+        may hold blocks of its own (``skinparam {`` then ``class {`` ... ``}``)."""
+        depth = 0
+        for j in range(i, len(self.lines)):
+            line = self.lines[j].strip()
+            depth += line.endswith("{") - (line == "}")
+            if depth <= 0:
                 return j + 1
         raise self._error(i, f"{keyword} block is opened but never closed")
 
@@ -735,15 +761,18 @@ class _Reader:
 
 
 def _merged_class(parts: list[Class]) -> Class:
-    """One class of its declarations: the first says where it is and, unless it only adds a
-    member (``A : x``, kind unknown), what kind it is."""
+    """One class of its declarations: the first says where it is, the last that names a kind
+    (not ``A : x``, which only adds a member) what kind it is, as in PlantUML, where
+    ``interface A`` after ``class A`` makes A an interface and ``class A`` after it a class."""
+    kinded = [part for part in parts if part.kind is not None]
+    last = kinded[-1] if kinded else None
     return Class(
         parts[0].name,
-        any(part.is_abstract for part in parts),
+        last.is_abstract if last else any(part.is_abstract for part in parts),
         tuple(a for part in parts for a in part.attributes),
         tuple(e for part in parts for e in part.nested_enums),
         line=parts[0].line,
-        kind=next((part.kind for part in parts if part.kind is not None), "class"),
+        kind=last.kind if last and last.kind else "class",
     )
 
 

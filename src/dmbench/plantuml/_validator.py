@@ -57,6 +57,7 @@ class ValidationResult:
 
 
 def valid_name(name: str) -> bool:
+    """Whether upstream's validator takes ``name`` for a class: an identifier, not a stopword."""
     return bool(name) and name.lower() not in BLOCKLIST and _IDENT.fullmatch(name) is not None
 
 

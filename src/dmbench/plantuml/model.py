@@ -36,6 +36,8 @@ RELATIONSHIP_KINDS: tuple[str, ...] = (
 
 @dataclass(frozen=True, slots=True)
 class Attribute:
+    """One member line a reading keeps as a field (methods are not in the model)."""
+
     name: str
     type: str | None = None
     default_value: str | None = None
@@ -45,6 +47,8 @@ class Attribute:
 
 @dataclass(frozen=True, slots=True)
 class Enum:
+    """An enum and its literals, apart from classes as in upstream's model."""
+
     name: str
     values: tuple[str, ...] = ()
     is_inline: bool = False
@@ -55,6 +59,8 @@ class Enum:
 
 @dataclass(frozen=True, slots=True)
 class Class:
+    """A class, interface or other classifier, with its fields and the enums declared in it."""
+
     name: str
     is_abstract: bool = False
     attributes: tuple[Attribute, ...] = ()
@@ -66,6 +72,8 @@ class Class:
 
 @dataclass(frozen=True, slots=True)
 class Relationship:
+    """A link between two classes, its kind read from the arrow and its multiplicities."""
+
     kind: RelationshipKind
     source: str
     target: str
@@ -86,12 +94,16 @@ class Repair:
 
 @dataclass(frozen=True, slots=True)
 class Note:
+    """A note's text and where it is attached, kept so that no line of the diagram is lost."""
+
     content: str
     position: str
 
 
 @dataclass(frozen=True, slots=True)
 class Diagram:
+    """The whole reading of one diagram: the value metrics compare and ``parse`` prints."""
+
     classes: tuple[Class, ...] = ()
     enums: tuple[Enum, ...] = ()
     relationships: tuple[Relationship, ...] = ()
