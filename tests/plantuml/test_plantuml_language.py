@@ -22,6 +22,10 @@ DIAGRAMS = {
     "object_lines_are_fields": "object O {\n  a = 1, b = 2\n  run()\n}\nO : f()",
     "direction_ends_the_arrow": "class A\nclass B\nA -up B\nA <-[hidden]up B",
     "hidden_link_ends_are_classes": "A -[hidden]- B",
+    "unlinked_ends_in_a_package": (
+        "allow_mixing\nactor U\npackage p {\n  interface I\n}\npackage q {\n"
+        "  I <|-[hidden]- Impl\n  Shop --> U\n}"
+    ),
     "actors_beside_classes": (
         "allow_mixing\nactor U\nactor \"UI\" as user\nclass A\nU --> A\nuser -- A\nA -- B"
     ),
@@ -164,6 +168,13 @@ class TestLinks:
         assert [(r.source, r.target) for r in diagram.relationships] == [("A", "B")]
         assert read("hidden_link_ends_are_classes").implicit_classes == ("A", "B")
 
+    def test_ends_of_links_that_draw_nothing_stay_classes_in_a_package(self) -> None:
+        """A hidden link and a link to an actor draw no relationship, but each end that is no
+        actor is still a class, in a package as at the top level."""
+        diagram = read("unlinked_ends_in_a_package")
+        assert diagram.relationships == ()
+        assert diagram.all_class_names == ("I", "Impl", "Shop")
+
     def test_an_association_class_keeps_its_link(self) -> None:
         """The link and the association class are both read; the comparison counts the pair
         once, as PlantUML draws the link through the association's point."""
@@ -293,6 +304,29 @@ class TestWhatPlantumlRejects:
         assert [r.rule for r in parse(texts[0], "standard").repairs] == [INLINE_BODY]
         with pytest.raises(ParseError, match="line 2: note of 'A' before it is declared"):
             parse(texts[1], "standard")
+
+    def test_a_package_name_is_not_also_a_class(self) -> None:
+        """A class declared with a package's name is rejected by PlantUML and refused here;
+        where PlantUML instead turns the class into the package, or drops a member line given
+        to a package, it accepts what the reading cannot follow, so the reading refuses that
+        too rather than read a class PlantUML does not have."""
+        rejected = ['@startuml\npackage "P" {\n  A -- B\n}\nclass P {\n  x\n}\n@enduml\n',
+                    "@startuml\npackage P {\n}\nclass P\n@enduml\n"]
+        accepted = ["@startuml\nclass P\npackage P {\n}\n@enduml\n",
+                    "@startuml\npackage P {\n  class A\n}\nP : x\n@enduml\n"]
+        models = plantuml_models([*rejected, *accepted])
+        assert [models[sha256_text(t)]["verdict"] for t in rejected + accepted] == [
+            "rejected", "rejected", "accepted", "accepted"]
+        assert "P" not in plantuml_comparable(models[sha256_text(accepted[0])])["classes"]
+        assert "P" not in plantuml_comparable(models[sha256_text(accepted[1])])["classes"]
+        for text, message in zip(rejected + accepted, [
+            "line 5: class 'P' is named like the package opened at line 2",
+            "line 4: class 'P' is named like the package opened at line 2",
+            "line 3: package 'P' is named like a class declared before it",
+            "line 5: the member line's class 'P' is named like the package opened at line 2",
+        ], strict=True):
+            with pytest.raises(ParseError, match=message):
+                parse(text, "standard")
 
 
 def test_a_circle_is_a_classifier_and_an_enum_takes_member_lines() -> None:

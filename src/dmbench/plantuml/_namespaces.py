@@ -45,6 +45,10 @@ class Namespaces:
         for depth in range(len(path) - len(parts), len(path)):
             self._package(self._join(path[: depth + 1]))
 
+    def current(self) -> str:
+        """The full name of the package the reading is in; empty at the top level."""
+        return self._join(self._current())
+
     def close(self) -> None:
         """A ``}`` at the top level: the innermost package ends (PlantUML passes over a stray one)."""
         if self.stack:

@@ -147,6 +147,9 @@ class _Builder:
     mentioned: set[str] = field(default_factory=set)
     member_owners: set[str] = field(default_factory=set)
     """Names given a member with ``A : x`` (a class even when nothing declares it)."""
+    unlinked_ends: set[str] = field(default_factory=set)
+    """Ends of a line that draws no relationship (a hidden link, a link to an element of
+    another diagram): PlantUML still makes each a class."""
     repairs: list[Repair] = field(default_factory=list)
     package_names: set[str] = field(default_factory=set)
     """A link to a package that is not also a class links no class."""
@@ -162,6 +165,18 @@ class _Builder:
     def relate(self, relationship: Relationship, *names: str) -> None:
         self.relationships.append(relationship)
         self.mentioned.update(names)
+
+    def drop_links_of(self, names: set[str]) -> None:
+        """No relationship touches ``names`` any more; the other end of each dropped link was
+        still made a class by it, as PlantUML makes it."""
+        kept = []
+        for relationship in self.relationships:
+            ends = set(_ends(relationship))
+            if ends & names:
+                self.unlinked_ends |= ends
+            else:
+                kept.append(relationship)
+        self.relationships = kept
 
     def diagram(self, display: Callable[[set[str]], dict[str, str]]) -> Diagram:
         """The declarations merged by name; a name declared both as a class and an enum takes
@@ -193,7 +208,7 @@ class _Builder:
         if packages:
             self.relationships = [r for r in self.relationships if not set(_ends(r)) & packages]
             self.mentioned = {name for r in self.relationships for name in _ends(r)}
-            self.mentioned |= self.member_owners
+            self.mentioned |= self.member_owners | (self.unlinked_ends - packages)
         implicit = self.mentioned - self.classes.keys()
         shown = display(set(self.classes) | set(self.enums) | implicit)
         return Diagram(
@@ -242,6 +257,8 @@ class _Reader:
     as PlantUML keeps them; a link to one links no class."""
     objects: set[str] = field(default_factory=set)
     """Names declared ``object``: every member line of one is a field."""
+    package_lines: dict[str, int] = field(default_factory=dict)
+    """Each package opened so far, by full name: the line that opened it first."""
     hidden: set[str] = field(default_factory=set)
     """Names after ``hide NAME``: PlantUML draws none of their links."""
     mixing: bool = False
@@ -259,15 +276,11 @@ class _Reader:
         if self.description_line is not None and not self.mixing:
             return self._description_diagram(self.description_line)
         if self.foreign:
-            self.out.relationships = [
-                r for r in self.out.relationships if not set(_ends(r)) & self.foreign
-            ]
+            self.out.drop_links_of(self.foreign)
             self.out.mentioned -= self.foreign
+            self.out.unlinked_ends -= self.foreign
         if self.hidden:  # PlantUML hides the links of a hidden class; the class stays
-            hidden = {self.names.resolve(name) for name in self.hidden}
-            self.out.relationships = [
-                r for r in self.out.relationships if not set(_ends(r)) & hidden
-            ]
+            self.out.drop_links_of({self.names.resolve(name) for name in self.hidden})
         self.out.package_names = set(self.names.packages)
         return self.out.diagram(self.names.display)
 
@@ -323,6 +336,7 @@ class _Reader:
         keyword, name, *rest = node.children
         name = self._class_name(name)
         self._check_hierarchy(i, name)
+        self._refuse_a_package(i, name, "class", "rejects it ('it already exists')")
         kind = {"plain_class": "class", "abstract_class": "abstract class"}.get(
             keyword.data
         ) or str(keyword.children[0]).lower()
@@ -525,9 +539,11 @@ class _Reader:
             return i + 1
         if {source, target} & self.foreign:
             self.out.mentioned.update({source, target} - self.foreign)
+            self.out.unlinked_ends.update({source, target} - self.foreign)
             return i + 1
         if "hidden" in tokens["ARROW"][0]:  # a layout hint, no link; its ends are classes
             self.out.mentioned.update((source, target))
+            self.out.unlinked_ends.update((source, target))
             return i + 1
         arrow = tokens["ARROW"][0]
         source_card = target_card = None
@@ -603,6 +619,7 @@ class _Reader:
         name, text = self._end(node.children[0]), str(node.children[1])[1:].strip()
         if name in self.note_aliases:
             return i + 1
+        self._refuse_a_package(i, name, "the member line's class", "drops the line")
         attributes: tuple[Attribute, ...] = ()
         if not _SEPARATOR.match(text) and (name in self.objects or not _METHOD.match(text)):
             attributes = (self._free_attribute(i, text),)
@@ -653,7 +670,19 @@ class _Reader:
             if alias := _PACKAGE_ALIAS.search(names[0][name.end():]):
                 opened = alias.group(1)
         self.names.open(opened)
+        if opened:
+            path = self.names.current() or opened
+            if path in self.out.classes or path in self.out.enums:
+                raise self._error(i, f"package {path!r} is named like a class declared before "
+                                     "it: PlantUML makes that class the package")
+            self.package_lines.setdefault(path, self._line_number(i))
         return i + 1
+
+    def _refuse_a_package(self, i: int, name: str, what: str, plantuml: str) -> None:
+        """PlantUML keeps a package's name for the package: ``what`` cannot also use it."""
+        if name in self.package_lines:
+            raise self._error(i, f"{what} {name!r} is named like the package opened at line "
+                                 f"{self.package_lines[name]}: PlantUML {plantuml}")
 
     def _element_decl(self, i: int, node: Tree) -> int:
         """``actor A``, ``component "C" as C``, ``() I``, ``<> D``: no class."""
