@@ -305,6 +305,14 @@ class TestWhatPlantumlRejects:
         with pytest.raises(ParseError, match="line 2: note of 'A' before it is declared"):
             parse(texts[1], "standard")
 
+    def test_a_one_letter_package_o_or_x_is_refused_not_misread(self) -> None:
+        """``class x.Y`` is a class to PlantUML; the grammar sees the arrow head ``x.``, so the
+        reading refuses the line rather than read a link from a class named ``class``."""
+        text = "@startuml\nclass x.Y\nclass A\nA -- x.Y\n@enduml\n"
+        assert plantuml_models([text])[sha256_text(text)]["verdict"] == "accepted"
+        with pytest.raises(ParseError, match="line 2: a one-letter package 'x' after 'class'"):
+            parse(text, "standard")
+
     def test_a_package_name_is_not_also_a_class(self) -> None:
         """A class declared with a package's name is rejected by PlantUML and refused here;
         where PlantUML instead turns the class into the package, or drops a member line given

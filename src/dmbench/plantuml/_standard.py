@@ -531,6 +531,9 @@ class _Reader:
                 tokens.setdefault(child.type, []).append(child)
         source, target = ends
         arrow_text = str(tokens["ARROW"][0])
+        if source.lower() in _DECLARING_WORDS and arrow_text[:1] in ("o", "x"):
+            raise self._error(i, f"a one-letter package {arrow_text[0]!r} after {source!r} reads "
+                                 "as an arrow head here, which the reading cannot tell apart")
         if arrow_text.startswith("()"):
             self.foreign.add(source)
         if arrow_text.endswith("()"):
@@ -873,6 +876,10 @@ def _qualified(node: Tree) -> str:
 
 _FREE_NOISE = re.compile(r"\{(static|abstract|classifier|field)\}|<<.*?>>|\{[^}]*\}\s*$", re.I)
 _SINGLE_COLON = re.compile(r"(?<!:):(?!:)")
+_DECLARING_WORDS = {"class", "interface", "enum", "abstract", "entity", "struct", "protocol",
+                    "object", "annotation", "exception", "metaclass", "stereotype", "record"}
+"""Words that open a declaration: a "link" from one is ``class x.Y`` misread as an arrow."""
+
 _FREE_KEYWORDS = {"val", "var", "let", "const", "readonly", "public", "private", "protected",
                   "internal", "static", "final", "volatile", "transient", "mutable", "unique"}
 
