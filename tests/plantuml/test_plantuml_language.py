@@ -22,6 +22,17 @@ DIAGRAMS = {
     "object_lines_are_fields": "object O {\n  a = 1, b = 2\n  run()\n}\nO : f()",
     "direction_ends_the_arrow": "class A\nclass B\nA -up B\nA <-[hidden]up B",
     "hidden_link_ends_are_classes": "A -[hidden]- B",
+    "lone_modifier_lines": (
+        "class A {\n  {abstract}\n}\nclass B {\n  {abstract} {static}\n  {method}\n  {field}\n"
+        "  int x\n}"
+    ),
+    "package_named_inside_itself": "package P {\n  X ... P\n}",
+    "link_to_a_package_from_another": "package A {\n  class K\n}\npackage B {\n  X --> A\n}",
+    "dotted_package_inside_its_first_part": (
+        "package v {\n  package v.impl {\n    class C\n  }\n}\nclass C"
+    ),
+    "empty_package_on_one_line": "package a {\n  package u {\n  }\n}\npackage cli {}\ncli ..> a.u",
+    "an_aggregation_from_object": "class Object\nclass B\nObject o-- B\nObject x-- B",
     "unlinked_ends_in_a_package": (
         "allow_mixing\nactor U\npackage p {\n  interface I\n}\npackage q {\n"
         "  I <|-[hidden]- Impl\n  Shop --> U\n}"
@@ -167,6 +178,24 @@ class TestLinks:
         diagram = read("direction_ends_the_arrow")
         assert [(r.source, r.target) for r in diagram.relationships] == [("A", "B")]
         assert read("hidden_link_ends_are_classes").implicit_classes == ("A", "B")
+
+    def test_names_and_packages_resolve_as_plantuml_resolves_them(self) -> None:
+        """Inside package P, P names a new class P.P, not P itself; a link to another package
+        keeps its other end a class; a dotted package inside its own first part is read from
+        the top; ``package cli {}`` is a package; ``Object o-- B`` is an aggregation."""
+        assert read("package_named_inside_itself").all_class_names == ("P", "X")
+        assert read("link_to_a_package_from_another").all_class_names == ("K", "X")
+        assert read("dotted_package_inside_its_first_part").all_class_names == ("C", "v.impl.C")
+        empty = read("empty_package_on_one_line")
+        assert empty.all_class_names == () and empty.relationships == ()
+        assert [r.kind for r in read("an_aggregation_from_object").relationships] == [
+            "aggregation", "association"]
+
+    def test_a_body_of_modifiers_only_has_no_field(self) -> None:
+        """``{abstract}`` alone in a body is no field to PlantUML; beside other members each
+        such line is one (``{method}`` alone is a method)."""
+        a, b = read("lone_modifier_lines").classes
+        assert a.attributes == () and [x.line for x in b.attributes] == [6, 8, 9]
 
     def test_ends_of_links_that_draw_nothing_stay_classes_in_a_package(self) -> None:
         """A hidden link and a link to an actor draw no relationship, but each end that is no

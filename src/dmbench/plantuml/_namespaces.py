@@ -22,7 +22,8 @@ class Namespaces:
     separator: str = "."
     """What separates a package from a name (``set namespaceSeparator``); empty for none."""
     stack: list[list[str]] = field(default_factory=list)
-    """The open package blocks, each the parts its name adds (none for ``together``)."""
+    """The open package blocks, each as the full path of parts it opens (``together`` repeats
+    the enclosing one)."""
     known: dict[str, None] = field(default_factory=dict)
     """Every full name met so far, in order."""
     by_short: dict[str, list[str]] = field(default_factory=dict)
@@ -38,11 +39,15 @@ class Namespaces:
     def open(self, name: str | None) -> None:
         """A package-like block opens; ``None`` for one that is no namespace (``together``)."""
         parts = self.split(name) if name else []
-        self.stack.append(parts)
+        top = parts[0] if parts else ""
+        if name and (self._from_top(name) or len(parts) > 1 and self._is_known(top)):
+            path = parts  # a dotted name is read from the top, as a class's is
+        else:
+            path = [*self._current(), *parts]
+        self.stack.append(path)
         if name and not self.separator:
             self._package(name)
-        path = self._current()
-        for depth in range(len(path) - len(parts), len(path)):
+        for depth in range(max(len(path) - len(parts), 0), len(path)):
             self._package(self._join(path[: depth + 1]))
 
     def current(self) -> str:
@@ -69,8 +74,9 @@ class Namespaces:
             return here
         if here in self.packages:
             return here
-        found = self.by_short.get(name, [])
-        if len(found) == 1:  # the only class or package of that name
+        around = {self._join(self._current()[:depth]) for depth in range(1, len(self._current()) + 1)}
+        found = [f for f in self.by_short.get(name, []) if f not in around]
+        if len(found) == 1:  # the only class or package of that name, not one the name is in
             return found[0]
         return self._remember(here)
 
@@ -119,9 +125,12 @@ class Namespaces:
 
     def _current(self) -> list[str]:
         """The current package's parts; none when ``set separator none`` left no namespaces."""
-        if not self.separator:
+        if not self.separator or not self.stack:
             return []
-        return [part for parts in self.stack for part in parts]
+        return list(self.stack[-1])
+
+    def _is_known(self, name: str) -> bool:
+        return name in self.packages or name in self.known
 
     def _join(self, parts: list[str]) -> str:
         return (self.separator or "").join(parts)

@@ -47,6 +47,9 @@ _NOTE_OF = re.compile(r'^(?:top|bottom|left|right)\s+of\s+("[^"]+"|[^\s:#]+)', r
 _NOTE_ALIAS = re.compile(r"\bas\s+([\w$.]+)\s*$")
 _SLASH_LINE = re.compile(r"^\s*//")
 _FIELD = re.compile(r"\{field\}", re.I)
+_LONE_MODIFIERS = re.compile(r"(?:\{(?:static|abstract|classifier|field)\}\s*)+", re.I)
+"""A body line of modifiers and nothing they apply to: PlantUML keeps it as a field only beside
+other member lines."""
 _STYLE = re.compile(r"^<style>", re.I)
 _SPRITE = re.compile(r"^sprite\s+\$?\w+", re.I)
 _HIDE_ONE = re.compile(r'^hide\s+("[^"]+"|[^\s<@$]\S*)\s*$', re.I)
@@ -206,7 +209,7 @@ class _Builder:
             self.classes[name] = [Class(name, True, kind="interface")]
         packages = self.package_names - self.classes.keys() - self.enums.keys()
         if packages:
-            self.relationships = [r for r in self.relationships if not set(_ends(r)) & packages]
+            self.drop_links_of(packages)
             self.mentioned = {name for r in self.relationships for name in _ends(r)}
             self.mentioned |= self.member_owners | (self.unlinked_ends - packages)
         implicit = self.mentioned - self.classes.keys()
@@ -375,10 +378,14 @@ class _Reader:
         an enum on one line is a member line, and an object's lines are all fields."""
         attributes: list[Attribute] = []
         nested: list[Enum] = []
+        lone_modifiers: list[Attribute] = []  # '{abstract}' alone: a field beside other members
+        members_seen = False
         j = i + 1
         while j < len(self.lines):
             text = self.body_lines[j].strip()
             if self.lines[j].strip() == "}":
+                if not members_seen:  # PlantUML keeps no field of a body of modifiers only
+                    attributes = [a for a in attributes if all(a is not m for m in lone_modifiers)]
                 self.out.add_class(
                     Class(
                         name,
@@ -393,6 +400,12 @@ class _Reader:
             if not text or _SEPARATOR.match(text):
                 j += 1
                 continue
+            if kind != "object" and _LONE_MODIFIERS.fullmatch(text):
+                lone_modifiers.append(self._free_attribute(j, text))
+                attributes.append(lone_modifiers[-1])
+                j += 1
+                continue
+            members_seen = True
             if kind == "object" or _FIELD.search(text):
                 attributes.append(self._free_attribute(j, text))
                 j += 1
@@ -531,7 +544,7 @@ class _Reader:
                 tokens.setdefault(child.type, []).append(child)
         source, target = ends
         arrow_text = str(tokens["ARROW"][0])
-        if source.lower() in _DECLARING_WORDS and arrow_text[:1] in ("o", "x"):
+        if source.lower() in _DECLARING_WORDS and arrow_text in ("o.", "x."):
             raise self._error(i, f"a one-letter package {arrow_text[0]!r} after {source!r} reads "
                                  "as an arrow head here, which the reading cannot tell apart")
         if arrow_text.startswith("()"):
@@ -729,6 +742,10 @@ class _Reader:
         raise self._error(i, "json block is opened but never closed (no line with '}')")
 
     def _empty_package(self, i: int, node: Tree) -> int:
+        """``package p {}``: a package with nothing in it is still a package (a link to it
+        links no class)."""
+        self._package_open(i, node)
+        self.names.close()
         return i + 1
 
     def _block_close(self, i: int, node: Tree) -> int:
