@@ -39,14 +39,9 @@ class Namespaces:
     def open(self, name: str | None) -> None:
         """A package-like block opens; ``None`` for one that is no namespace (``together``)."""
         parts = self.split(name) if name else []
-        top = parts[0] if parts else ""
-        if name and (self._from_top(name) or len(parts) > 1 and self._is_known(top)):
-            path = parts  # a dotted name is read from the top, as a class's is
-        else:
-            path = [*self._current(), *parts]
+        # a dotted name is read from the top when its first part is known, as a class's is
+        path = self.split(self._absolute(name)) if name else self._current()
         self.stack.append(path)
-        if name and not self.separator:
-            self._package(name)
         for depth in range(max(len(path) - len(parts), 0), len(path)):
             self._package(self._join(path[: depth + 1]))
 
@@ -105,7 +100,7 @@ class Namespaces:
     def _absolute(self, name: str) -> str:
         parts = self.split(name)
         top = parts[0]
-        if self._from_top(name) or len(parts) > 1 and (top in self.packages or top in self.known):
+        if self._from_top(name) or len(parts) > 1 and self._is_known(top):
             return self._join(parts)
         return self._join([*self._current(), *parts])
 

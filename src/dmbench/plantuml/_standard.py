@@ -41,7 +41,6 @@ _BLOCK_SETTING = re.compile(
     r"^(?:(?:left|right|center)\s+)?(legend|header|footer|title|caption)\b(?!.*:)"
     r"(\s+(left|right|center|top|bottom))*\s*$", re.I)
 _PORT = re.compile(r"::.*$")
-_NOTHING = re.compile(r"(?!)")
 _PACKAGE_ALIAS = re.compile(r"^\s+as\s+([\w$.]+)")
 _NOTE_OF = re.compile(r'^(?:top|bottom|left|right)\s+of\s+("[^"]+"|[^\s:#]+)', re.I)
 _NOTE_ALIAS = re.compile(r"\bas\s+([\w$.]+)\s*$")
@@ -378,19 +377,16 @@ class _Reader:
         an enum on one line is a member line, and an object's lines are all fields."""
         attributes: list[Attribute] = []
         nested: list[Enum] = []
-        lone_modifiers: list[Attribute] = []  # '{abstract}' alone: a field beside other members
-        members_seen = False
+        members_seen = False  # '{abstract}' alone is a field only beside other member lines
         j = i + 1
         while j < len(self.lines):
             text = self.body_lines[j].strip()
             if self.lines[j].strip() == "}":
-                if not members_seen:  # PlantUML keeps no field of a body of modifiers only
-                    attributes = [a for a in attributes if all(a is not m for m in lone_modifiers)]
                 self.out.add_class(
                     Class(
                         name,
                         abstract,
-                        tuple(attributes),
+                        tuple(attributes) if members_seen else (),
                         tuple(nested),
                         line=self._line_number(i),
                         kind=kind,
@@ -401,8 +397,7 @@ class _Reader:
                 j += 1
                 continue
             if kind != "object" and _LONE_MODIFIERS.fullmatch(text):
-                lone_modifiers.append(self._free_attribute(j, text))
-                attributes.append(lone_modifiers[-1])
+                attributes.append(self._free_attribute(j, text))
                 j += 1
                 continue
             members_seen = True
