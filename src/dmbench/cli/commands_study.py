@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 
@@ -50,13 +49,8 @@ def agreement(
     started = time.perf_counter()
     package = Package(package_dir)
     table = package.agreement(sources_dir, metrics, strict=package_dir is not None)
-    if fmt == "json":
-        text = json.dumps(table.to_json(), indent=2, ensure_ascii=False) + "\n"
-    else:
-        text = table.csv() if fmt == "csv" else table.markdown()
     if out is None:
-        click.echo(text, nl=False)
+        click.echo(table.text(fmt), nl=False)
     else:
-        with click.open_file(str(out), "w", encoding="utf-8", atomic=True) as handle:
-            handle.write(text)
+        table.write(out, fmt)
     click.echo(f"agreement ({elapsed(started)})", err=True)

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
+from dmbench.core.atomic import json_text, write_text
 from dmbench.core.csvio import csv_text
 from dmbench.core.escape import markdown_text
 from dmbench.judge.runs import JudgeRun, list_judge_runs
@@ -317,6 +318,16 @@ class AgreementTable:
     def csv(self) -> str:
         """The rows as CSV (``dmbench agreement --format csv``)."""
         return agreement_csv(self)
+
+    def text(self, fmt: str) -> str:
+        """The table as ``dmbench agreement --format`` prints it: ``md``, ``csv`` or ``json``."""
+        if fmt == "json":
+            return json_text(self.to_json())
+        return self.csv() if fmt == "csv" else self.markdown()
+
+    def write(self, out: Path, fmt: str) -> None:
+        """The table in ``fmt`` written to ``out`` atomically, as every file dmbench writes."""
+        write_text(Path(out), self.text(fmt))
 
     def to_json(self) -> dict:
         return {
