@@ -74,12 +74,6 @@ def finish_interrupted_swap(home: Path) -> None:
         shutil.rmtree(leftover, ignore_errors=True)
 
 
-def has_interrupted_swap(home: Path) -> bool:
-    """Whether a swap in ``home`` was interrupted before its cleanup, so the next writer
-    finishes it rather than leaving the retired folder behind."""
-    return any(Path(home).glob(f"{RETIRED_PREFIX}*"))
-
-
 def _relative(path: Path, home: Path) -> str:
     relative = os.path.relpath(os.path.abspath(path), os.path.abspath(home))
     if relative.startswith(".."):

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from dmbench.core import atomic, paths
 from dmbench.core.hashing import sha256_bytes
+from dmbench.core.inputs import decode
 from dmbench.errors import InputError, SourceError, UnknownNameError
 from dmbench.sources.pins import BENCHMARK_REPO, pinned
 
@@ -131,10 +132,7 @@ def load_variant(
     texts, hashes = {}, {}
     for name in names:
         data = (folder / name).read_bytes()
-        try:
-            texts[name] = data.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise InputError(f"{folder / name}: not UTF-8 (byte {exc.start})") from None
+        texts[name] = decode(data, str(folder / name))
         hashes[name] = sha256_bytes(data)
     return texts, hashes
 
