@@ -100,11 +100,16 @@ class Metric:
     def explained(self, reference: str, generated: str) -> Explained:
         """``explain``, each distinct pair computed once per process (see ``_score_memo``);
         a diagram beyond the size bound is refused before any comparison."""
+        return remembered(
+            self.name, reference, generated, lambda: self._bounded_explain(reference, generated)
+        )
+
+    def _bounded_explain(self, reference: str, generated: str) -> Explained:
+        """``explain`` after the size bound, inside the memo: a remembered pair is not read
+        again just to be checked."""
         for side, text in (("reference", reference), ("generated", generated)):
             _size_checked(side, text, self.reading, *self.bound)
-        return remembered(
-            self.name, reference, generated, lambda: self.explain(reference, generated)
-        )
+        return self.explain(reference, generated)
 
     def compute(self, reference: str, generated: str) -> Scores:
         explanation = self.explained(reference, generated)
