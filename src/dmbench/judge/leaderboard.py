@@ -277,6 +277,8 @@ def leaderboard_boards(package: PackageSource, judge_run_id: str | None = None) 
     boards (see :func:`detectability`)."""
     opened = open_package(package)
     grouped = _runs_by_protocol(opened.path, judge_run_id, detect=False)
+    if not grouped:  # no board: spare parsing every output for the class counts
+        return []
     series = _series(opened)
     canonical = frozenset(run.info.run_id for run in opened.runs() if run.info.canonical)
     sizes = _class_counts(opened)

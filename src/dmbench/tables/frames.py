@@ -70,8 +70,8 @@ def _result_row(row: ResultRow) -> dict[str, Any]:
     return flat
 
 
-def _floats(columns: tuple[str, ...], text: tuple[str, ...]) -> dict[str, str]:
-    return {c: "float64" for c in columns if c not in text}
+def _floats(columns: tuple[str, ...]) -> dict[str, str]:
+    return {c: "float64" for c in columns}
 
 
 def table_frame(tables: TableSet, table: str, all_rows: bool = False) -> Frame:
@@ -85,14 +85,14 @@ def table_frame(tables: TableSet, table: str, all_rows: bool = False) -> Frame:
             row["multiplicity_pct"] = corpus.multiplicity_pct
             row |= {f"{f}_per_record": corpus.per_record(f) for f in AVERAGED}
             rows.append(row)
-        return Frame(TABLE1_COLUMNS, rows, _floats(TABLE1_COLUMNS[-5:], ()))
+        return Frame(TABLE1_COLUMNS, rows, _floats(TABLE1_COLUMNS[-5:]))
     if table == "comparisons":
         rows = [{name: getattr(c, name) for name in COMPARISON_COLUMNS} for c in tables.comparisons]
         return Frame(COMPARISON_COLUMNS, rows)
     if table in PAPER_TABLES.values():
         chosen = [r for r in tables.results if r.table == table and (all_rows or r.canonical)]
         cells = RESULT_COLUMNS[10:-1]
-        return Frame(RESULT_COLUMNS, [_result_row(r) for r in chosen], _floats(cells, ()))
+        return Frame(RESULT_COLUMNS, [_result_row(r) for r in chosen], _floats(cells))
     raise UnknownNameError(f"unknown table {table!r}; choose one of {', '.join(TABLE_NAMES)}")
 
 
